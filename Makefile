@@ -1,0 +1,161 @@
+# Makefile — builds libgemmkit (shared + static), the `gemmkit` CLI, the tests and benchmarks.
+#
+#   make            library + CLI (CUDA backend too when nvcc is found)
+#   make bench      build, then benchmark this machine (CPU vs OpenBLAS/BLIS; GPU vs cuBLAS if any)
+#   make test       build, then run every test; ends with "N passed, N failed, N skipped"
+#   make test SANITIZE=1   the same under ASan + UBSan (CPU only; build-san/)
+#   make install PREFIX=/usr/local
+#
+# Sources are found by wildcard, so adding a file needs no edit here. Per-file ISA flags follow
+# the file name (tinyBLAS style: one kernel source per ISA, compiled with that ISA's flags):
+#   *_avx2.c   -> -mavx2 -mfma        *_avx512.c -> -mavx512f ... (x86-64 only)
+
+PREFIX ?= /usr/local
+SANITIZE ?= 0
+OPT ?= -O3
+GK_CUDA ?= auto
+CUDA_HOME ?= /usr/local/cuda
+PYTHON ?= /usr/bin/python3
+
+ifeq ($(SANITIZE),1)
+BUILD ?= build-san
+GK_CUDA := 0
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+BUILD ?= build
+SAN_FLAGS :=
+endif
+
+VERSION := 0.1.0
+SOVERSION := 0
+MACHINE := $(shell uname -m)
+
+# ---- CUDA detection --------------------------------------------------------------------------
+NVCC := $(shell command -v nvcc 2>/dev/null || { test -x $(CUDA_HOME)/bin/nvcc && echo $(CUDA_HOME)/bin/nvcc; })
+ifeq ($(GK_CUDA),auto)
+HAVE_CUDA := $(if $(NVCC),1,0)
+else
+HAVE_CUDA := $(GK_CUDA)
+endif
+
+CPPFLAGS += -Iinclude -Isrc -D_GNU_SOURCE
+CFLAGS ?= $(OPT) -g
+CFLAGS += -std=c11 -fPIC -fvisibility=hidden -fopenmp -Wall -Wextra $(SAN_FLAGS)
+LDLIBS += -fopenmp -lm -ldl -lpthread $(SAN_FLAGS)
+
+# Portable PTX + Ampere SASS for other GPUs, sm_90a SASS (wgmma/setmaxnreg) for Hopper.
+CUDA_ARCH ?= -gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90a,code=sm_90a \
+             -gencode=arch=compute_80,code=compute_80
+NVCCFLAGS ?= -O3 -g -lineinfo
+NVCCFLAGS += -std=c++17 $(CUDA_ARCH) -Xcompiler -fPIC,-fvisibility=hidden -DGK_HAVE_CUDA=1 \
+             --expt-relaxed-constexpr -Xptxas -warn-spills
+ifeq ($(HAVE_CUDA),1)
+CPPFLAGS += -DGK_HAVE_CUDA=1 -I$(CUDA_HOME)/include
+CUDA_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -lstdc++
+endif
+
+# ---- sources ---------------------------------------------------------------------------------
+LIB_C := $(wildcard src/core/*.c src/cpu/*.c src/cpu/*/*.c src/blas/*.c)
+ifneq ($(MACHINE),x86_64)
+LIB_C := $(filter-out %_avx2.c %_avx512.c,$(LIB_C))
+endif
+ifeq ($(HAVE_CUDA),1)
+LIB_C := $(filter-out src/core/cuda_absent.c,$(LIB_C))
+LIB_CU := $(shell find src/cuda -name '*.cu' 2>/dev/null | sort)
+else
+LIB_CU :=
+endif
+CLI_C := $(wildcard tools/*.c bench/cpu/*.c)
+CLI_CU := $(if $(filter 1,$(HAVE_CUDA)),$(wildcard bench/gpu/*.cu))
+TEST_COMMON := $(wildcard tests/common/*.c)
+TEST_C := $(wildcard tests/*/test_*.c)
+TEST_CU := $(if $(filter 1,$(HAVE_CUDA)),$(wildcard tests/*/test_*.cu))
+TEST_SCRIPTS := $(sort $(wildcard tests/*/test_*.sh tests/*/test_*.py))
+
+obj = $(patsubst %,$(BUILD)/obj/%.o,$(1))
+LIB_OBJ := $(call obj,$(LIB_C) $(LIB_CU))
+CLI_OBJ := $(call obj,$(CLI_C) $(CLI_CU))
+TEST_COMMON_OBJ := $(call obj,$(TEST_COMMON))
+TEST_BINS := $(patsubst tests/%,$(BUILD)/tests/%,$(basename $(TEST_C) $(TEST_CU)))
+
+SHLIB := $(BUILD)/lib/libgemmkit.so.$(VERSION)
+STLIB := $(BUILD)/lib/libgemmkit.a
+CLI := $(BUILD)/bin/gemmkit
+
+.PHONY: all lib cli tests test bench deps install uninstall clean format help
+all: lib cli
+lib: $(SHLIB) $(STLIB)
+cli: $(CLI)
+tests: $(TEST_BINS)
+
+help:
+	@sed -n '2,12p' Makefile
+
+# ---- compile rules ---------------------------------------------------------------------------
+$(BUILD)/obj/%_avx2.c.o: %_avx2.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -mavx2 -mfma -MMD -MP -c $< -o $@
+$(BUILD)/obj/%_avx512.c.o: %_avx512.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -mavx512f -mavx512vl -mavx512dq -mavx512bw -mavx2 -mfma -MMD -MP -c $< -o $@
+$(BUILD)/obj/%.c.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+$(BUILD)/obj/%.cu.o: %.cu
+	@mkdir -p $(@D)
+	$(NVCC) -Iinclude -Isrc -Itests -Itests/common $(NVCCFLAGS) -MMD -MP -c $< -o $@
+
+# ---- link rules ------------------------------------------------------------------------------
+$(SHLIB): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-soname,libgemmkit.so.$(SOVERSION) -o $@ $^ $(CUDA_LIBS) $(LDLIBS)
+	ln -sf libgemmkit.so.$(VERSION) $(BUILD)/lib/libgemmkit.so.$(SOVERSION)
+	ln -sf libgemmkit.so.$(VERSION) $(BUILD)/lib/libgemmkit.so
+$(STLIB): $(LIB_OBJ)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+$(CLI): $(CLI_OBJ) $(STLIB)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $(CLI_OBJ) $(STLIB) $(CUDA_LIBS) $(LDLIBS)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.c.o $(TEST_COMMON_OBJ) $(STLIB)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $< $(TEST_COMMON_OBJ) $(STLIB) $(CUDA_LIBS) $(LDLIBS)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.cu.o $(TEST_COMMON_OBJ) $(STLIB)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $< $(TEST_COMMON_OBJ) $(STLIB) $(CUDA_LIBS) $(LDLIBS)
+$(BUILD)/obj/tests/%.c.o $(TEST_COMMON_OBJ): CPPFLAGS += -Itests -Itests/common
+
+# ---- top-level jobs --------------------------------------------------------------------------
+deps:
+	@bash scripts/deps.sh
+
+test: deps all tests
+	@echo "CUDA backend: $(if $(filter 1,$(HAVE_CUDA)),built ($(NVCC)),not built (no nvcc found))"
+	@GK_BUILD=$(BUILD) GK_PYTHON=$(PYTHON) bash tests/run.sh $(TEST_BINS) $(TEST_SCRIPTS)
+
+bench: deps all
+	@GK_BUILD=$(BUILD) bash bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin
+	install -m 644 include/gemmkit.h $(DESTDIR)$(PREFIX)/include/
+	install -m 755 $(SHLIB) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libgemmkit.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libgemmkit.so.$(SOVERSION)
+	ln -sf libgemmkit.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libgemmkit.so
+	install -m 644 $(STLIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
+	    -e 's|@LIBS_PRIVATE@|$(strip $(CUDA_LIBS) -fopenmp -lm -ldl -lpthread)|g' \
+	    gemmkit.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gemmkit.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/include/gemmkit.h $(DESTDIR)$(PREFIX)/lib/libgemmkit.* \
+	      $(DESTDIR)$(PREFIX)/bin/gemmkit $(DESTDIR)$(PREFIX)/lib/pkgconfig/gemmkit.pc
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h' '*.cu' '*.cuh')
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# deps.sh — makes sure the Debian packages that the tests and benchmarks use are present.
+# The library itself needs only a C11 compiler with OpenMP. The rest are peers (OpenBLAS, BLIS),
+# plotting, numpy tests and the netlib BLAS test programs. As root with apt-get, missing packages
+# are installed; otherwise each missing one is named with the command that installs it, and the
+# tests or benchmark columns that need it report themselves skipped.
+set -u
+pkgs=(libopenblas-dev libblis-dev python3-numpy python3-matplotlib libblas-test pkg-config gfortran)
+command -v dpkg-query >/dev/null 2>&1 || { echo "deps: not a Debian system; install the equivalents of: ${pkgs[*]}"; exit 0; }
+missing=()
+for p in "${pkgs[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1 && [ "${GK_NO_INSTALL:-0}" != 1 ]; then
+    echo "deps: installing ${missing[*]} (set GK_NO_INSTALL=1 to skip)"
+    export DEBIAN_FRONTEND=noninteractive
+    { apt-get update -q && apt-get install -y -q --no-install-recommends "${missing[@]}"; } >/tmp/gemmkit-deps.log 2>&1 ||
+        echo "deps: apt-get failed (log: /tmp/gemmkit-deps.log); the parts needing ${missing[*]} will be skipped"
+else
+    echo "deps: missing ${missing[*]}; install with: sudo apt-get install ${missing[*]}"
+    echo "deps: continuing; tests and benchmark columns that need them report themselves skipped"
+fi
+exit 0

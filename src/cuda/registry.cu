@@ -1,0 +1,47 @@
+/*
+ * registry.cu — the ladder, in order. Adding a kernel means one launcher file in ladder/ and one
+ * line here; the CLI, tests, benchmark and docs pick it up from this table.
+ */
+#include "cuda/registry.h"
+
+#include "gemmkit.h"
+
+static const double TF32_UNIT = 1.0 / 2048.0; /* 10 explicit mantissa bits: u = 2^-11 */
+
+static const gk_kernel_entry entries[] = {
+    {"01_naive", "one thread per element of C; consecutive threads walk down a column of C, so "
+     "loads of A are strided (uncoalesced)", 50, 0.0, 0, gk_ladder_01_naive},
+    {"02_coalesced", "consecutive threads take consecutive columns of C: B and C accesses coalesce, "
+     "A is a warp-wide broadcast", 50, 0.0, 0, gk_ladder_02_coalesced},
+    {"03_smem_tiling", "blocks stage 32x32 tiles of A and B in shared memory, cutting global "
+     "traffic by the tile width", 50, 0.0, 0, gk_ladder_03_smem_tiling},
+    {"04_1d_register_tiling", "each thread computes a column of 8 outputs, reusing one B value "
+     "from a register across them", 50, 0.0, 0, gk_ladder_04_1d_register_tiling},
+    {"05_2d_register_tiling", "each thread computes an 8x8 outer product from register fragments "
+     "of A and B", 50, 0.0, 0, gk_ladder_05_2d_register_tiling},
+    {"06_vectorized", "float4 global loads and shared-memory reads; the A tile is stored "
+     "transposed so both fragments are contiguous", 50, 0.0, 0, gk_ladder_06_vectorized},
+    {"07_bank_conflict_free", "padding / swizzle of the shared tiles removes bank conflicts on the "
+     "transposed A stores", 50, 0.0, 0, gk_ladder_07_bank_conflict_free},
+    {"08_warp_tiling", "a middle level of tiling per warp matches the warp's footprint to shared "
+     "memory banks and raises register reuse", 50, 0.0, 0, gk_ladder_08_warp_tiling},
+    {"09_double_buffering", "two shared buffers and register prefetch overlap the next tile's "
+     "loads with this tile's math, one barrier per tile", 50, 0.0, 0,
+     gk_ladder_09_double_buffering},
+    {"10_cp_async_pipeline", "cp.async copies global->shared without registers, several stages "
+     "in flight", 80, 0.0, 0, gk_ladder_10_cp_async_pipeline},
+    {"11_autotuned", "tile shape chosen per problem size from configurations measured by "
+     "`gemmkit tune`", 80, 0.0, 0, gk_ladder_11_autotuned},
+    {"12_ptx_128x128x8", "128x128x8 tiles with inline-PTX loads/stores, XOR-switched double "
+     "buffers and C stored through shared memory for coalescing", 50, 0.0, 0,
+     gk_ladder_12_ptx_128x128x8},
+    {"13_cp_async_128x256x8", "128x256x8 tiles fed by a multi-stage cp.async pipeline, 16x8 "
+     "outputs per thread", 80, 0.0, 0, gk_ladder_13_cp_async_128x256x8},
+    {"14_tf32_mma", "tensor cores: mma.sync m16n8k8 TF32 with FP32 accumulation (reduced-precision "
+     "products)", 80, TF32_UNIT, 1, gk_ladder_14_tf32_mma},
+};
+
+const gk_kernel_entry *gk_cuda_registry(int *count) {
+    *count = (int)(sizeof entries / sizeof entries[0]);
+    return entries;
+}
