@@ -1,0 +1,122 @@
+/*
+ * context.cu — the CUDA context (device, stream, device properties, workspace), device discovery
+ * and the mapping of CUDA runtime errors onto gk_status. A context never synchronises: work is
+ * ordered on its stream, and even the workspace is grown and freed in stream order.
+ */
+#include <stdlib.h>
+
+#include "cuda/core/core.h"
+
+gk_status gk_cuda_status(const char *who, const char *call, cudaError_t err) {
+    /* Reading the error resets the runtime's last error unless it is sticky (a kernel fault),
+     * in which case every later call fails too and says so. */
+    (void)cudaGetLastError();
+    const gk_status st = err == cudaErrorMemoryAllocation ? GK_ERR_OUT_OF_MEMORY : GK_ERR_CUDA;
+    return gk_fail(st, "%s: %s failed: %s (%s)", who, call, cudaGetErrorString(err),
+                   cudaGetErrorName(err));
+}
+
+int gk_cuda_available(void) {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return count > 0;
+}
+
+gk_status gk_cuda_create(gk_cuda_ctx **ctx, int device, void *stream) {
+    gk_clear_error();
+    if (ctx == NULL) return gk_fail(GK_ERR_INVALID_VALUE, "gk_cuda_create: ctx is NULL");
+    *ctx = NULL;
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess || count == 0) {
+        (void)cudaGetLastError();
+        return gk_fail(GK_ERR_NO_DEVICE, "gk_cuda_create: no CUDA device: %s",
+                       err != cudaSuccess ? cudaGetErrorString(err) : "device count is 0");
+    }
+    if (device < 0 || device >= count)
+        return gk_fail(GK_ERR_INVALID_VALUE, "gk_cuda_create: device=%d is not in [0, %d)", device,
+                       count);
+
+    gk_device_guard guard(device);
+    if (guard.error() != cudaSuccess)
+        return gk_cuda_status("gk_cuda_create", "cudaSetDevice", guard.error());
+    int major = 0, minor = 0, sms = 0, pools = 0;
+    if ((err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device)) ||
+        (err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device)) ||
+        (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) ||
+        (err = cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device)))
+        return gk_cuda_status("gk_cuda_create", "cudaDeviceGetAttribute", err);
+
+    gk_cuda_ctx *c = (gk_cuda_ctx *)calloc(1, sizeof *c);
+    if (c == NULL) return gk_fail(GK_ERR_OUT_OF_MEMORY, "gk_cuda_create: out of host memory");
+    c->device = device;
+    c->stream = (cudaStream_t)stream;
+    c->sm = major * 10 + minor;
+    c->sm_count = sms;
+    c->async_alloc = pools != 0;
+    *ctx = c;
+    return GK_SUCCESS;
+}
+
+/* Free the workspace after the work already queued on the context's stream. Without
+ * stream-ordered allocation that needs a stream synchronisation, the only place one happens. */
+static cudaError_t release_workspace(gk_cuda_ctx *ctx) {
+    if (ctx->work == NULL) return cudaSuccess;
+    cudaError_t err;
+    if (ctx->async_alloc) {
+        err = cudaFreeAsync(ctx->work, ctx->stream);
+    } else {
+        err = cudaStreamSynchronize(ctx->stream);
+        if (err == cudaSuccess) err = cudaFree(ctx->work);
+    }
+    ctx->work = NULL;
+    ctx->work_bytes = 0;
+    return err;
+}
+
+gk_status gk_cuda_destroy(gk_cuda_ctx *ctx) {
+    gk_clear_error();
+    if (ctx == NULL) return GK_SUCCESS; /* like free(NULL) */
+    gk_status st = GK_SUCCESS;
+    gk_device_guard guard(ctx->device);
+    cudaError_t err = guard.error() != cudaSuccess ? guard.error() : release_workspace(ctx);
+    if (err != cudaSuccess) st = gk_cuda_status("gk_cuda_destroy", "releasing the workspace", err);
+    free(ctx);
+    return st;
+}
+
+gk_status gk_cuda_set_stream(gk_cuda_ctx *ctx, void *stream) {
+    gk_clear_error();
+    if (ctx == NULL) return gk_fail(GK_ERR_INVALID_VALUE, "gk_cuda_set_stream: ctx is NULL");
+    if ((cudaStream_t)stream == ctx->stream) return GK_SUCCESS;
+    /* Work still queued on the old stream may read the workspace: release it in that stream's
+     * order; the next call allocates a fresh one on the new stream. */
+    gk_device_guard guard(ctx->device);
+    cudaError_t err = guard.error() != cudaSuccess ? guard.error() : release_workspace(ctx);
+    ctx->stream = (cudaStream_t)stream;
+    if (err != cudaSuccess)
+        return gk_cuda_status("gk_cuda_set_stream", "releasing the workspace", err);
+    return GK_SUCCESS;
+}
+
+gk_status gk_cuda_workspace(gk_cuda_ctx *ctx, size_t bytes, const char *who) {
+    if (bytes <= ctx->work_bytes) return GK_SUCCESS;
+    cudaError_t err = release_workspace(ctx);
+    if (err != cudaSuccess) return gk_cuda_status(who, "releasing the workspace", err);
+    /* Grow geometrically so a sequence of slowly growing problems reallocates O(log) times. */
+    size_t want = bytes + bytes / 4;
+    void *p = NULL;
+    err = ctx->async_alloc ? cudaMallocAsync(&p, want, ctx->stream) : cudaMalloc(&p, want);
+    if (err != cudaSuccess) {
+        want = bytes;
+        (void)cudaGetLastError();
+        err = ctx->async_alloc ? cudaMallocAsync(&p, want, ctx->stream) : cudaMalloc(&p, want);
+    }
+    if (err != cudaSuccess) return gk_cuda_status(who, "allocating the transpose workspace", err);
+    ctx->work = (float *)p;
+    ctx->work_bytes = want;
+    return GK_SUCCESS;
+}

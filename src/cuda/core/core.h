@@ -1,0 +1,73 @@
+/*
+ * core.h — internals of the CUDA backend shared by its files: the context, the error mapping
+ * from cudaError_t to gk_status, the device guard, the workspace, and the helper kernels
+ * (transpose into the workspace, C = beta * C) that the dispatcher launches around a ladder kernel.
+ */
+#ifndef GK_CUDA_CORE_H
+#define GK_CUDA_CORE_H
+
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/internal.h"
+
+/* One context serves one device and one stream. It is not locked: a context must not be used by
+ * two threads at once (create one per thread); distinct contexts are independent. */
+struct gk_cuda_ctx {
+    int device;
+    cudaStream_t stream;
+    int sm;          /* compute capability * 10 */
+    int sm_count;    /* multiprocessors */
+    int async_alloc; /* device supports stream-ordered allocation (cudaMallocAsync) */
+    float *work;     /* transposed copies of A and/or B; grown on demand, never shrunk */
+    size_t work_bytes;
+};
+
+/* Record a failed CUDA call as GK_ERR_CUDA (GK_ERR_OUT_OF_MEMORY for allocation failures) with
+ * CUDA's own text, and clear the runtime's non-sticky last error so it cannot be reported twice. */
+gk_status gk_cuda_status(const char *who, const char *call, cudaError_t err);
+
+/* Make `device` current for the lifetime of the guard and restore the caller's device after, so
+ * a gemmkit call never changes which device the calling thread's later CUDA calls go to. */
+class gk_device_guard {
+  public:
+    explicit gk_device_guard(int device) {
+        err_ = cudaGetDevice(&prev_);
+        if (err_ == cudaSuccess && prev_ != device) {
+            err_ = cudaSetDevice(device);
+            changed_ = err_ == cudaSuccess;
+        }
+    }
+    ~gk_device_guard() {
+        if (changed_) cudaSetDevice(prev_);
+    }
+    cudaError_t error() const { return err_; }
+    gk_device_guard(const gk_device_guard &) = delete;
+    gk_device_guard &operator=(const gk_device_guard &) = delete;
+
+  private:
+    int prev_ = 0;
+    bool changed_ = false;
+    cudaError_t err_;
+};
+
+/* Ensure the context's workspace holds at least `bytes`, ordered on its stream (the previous
+ * buffer is released only after work already queued on the stream). */
+gk_status gk_cuda_workspace(gk_cuda_ctx *ctx, size_t bytes, const char *who);
+
+/* The kernel gk_cuda_sgemm runs on a device of compute capability `sm` (x10): the default kernel
+ * when the device can run it, else the last FP32 (non-tensor-core) kernel it can run; -1 if none.
+ */
+int gk_cuda_pick_kernel(int sm);
+
+/* dst (cols x rows, row-major, leading dimension ld_dst) = transpose of src (rows x cols,
+ * row-major, leading dimension ld_src). Returns the launch error. */
+cudaError_t gk_cuda_transpose(const float *src, int64_t rows, int64_t cols, int64_t ld_src,
+                              float *dst, int64_t ld_dst, cudaStream_t stream);
+
+/* C (column-major m x n, ldc) = beta * C; beta == 0 stores zeros without reading C. */
+cudaError_t gk_cuda_scale(float *c, int64_t m, int64_t n, int64_t ldc, float beta,
+                          cudaStream_t stream);
+
+#endif

@@ -1,0 +1,112 @@
+/*
+ * dispatch.cu — gk_cuda_sgemm and gk_cuda_sgemm_kernel: argument checks shared with the CPU path,
+ * then the mapping of any public call onto the ladder contract (ladder.cuh: row-major,
+ * non-transposed C = alpha A B + beta C).
+ *
+ * After gk_check_gemm the problem is column-major: C (m x n, ldc) = alpha op(A) op(B) + beta C.
+ * Column-major C is row-major C^T (n x m, same ldc), and C^T = op(B)^T op(A)^T, so the kernel's
+ * A is op(B)^T (n x k) and its B is op(A)^T (k x m). A non-transposed column-major operand read
+ * as row-major already is that transpose (no copy); a transposed one is copied into the
+ * context's workspace by gk_cuda_transpose, with rows padded to 128 bytes so kernels can use
+ * aligned vector loads on it.
+ *
+ * Everything is asynchronous on the context's stream: the call returns after queueing the work,
+ * and errors raised while the kernel runs surface at the caller's next synchronisation.
+ */
+#include <stddef.h>
+
+#include "cuda/core/core.h"
+#include "cuda/registry.h"
+
+enum { WS_ROW_ALIGN = 32 }; /* floats: 128-byte rows */
+
+static int64_t round_up(int64_t x, int64_t to) {
+    return (x + to - 1) / to * to;
+}
+
+static gk_status run(gk_cuda_ctx *ctx, int kernel_id, const char *who, gk_layout layout,
+                     gk_trans transa, gk_trans transb, int64_t m, int64_t n, int64_t k, float alpha,
+                     const float *a, int64_t lda, const float *b, int64_t ldb, float beta, float *c,
+                     int64_t ldc) {
+    gk_gemm_args g;
+    gk_status st = gk_check_gemm(who, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta,
+                                 c, ldc, &g);
+    if (st != GK_SUCCESS) return st;
+    int count;
+    const gk_kernel_entry *entry = &gk_cuda_registry(&count)[kernel_id];
+    if (entry->min_sm > ctx->sm)
+        return gk_fail(GK_ERR_UNSUPPORTED, "%s: kernel %d (%s) needs sm_%d, device %d is sm_%d",
+                       who, kernel_id, entry->name, entry->min_sm, ctx->device, ctx->sm);
+    if (g.m == 0 || g.n == 0) return GK_SUCCESS;
+
+    gk_device_guard guard(ctx->device);
+    if (guard.error() != cudaSuccess) return gk_cuda_status(who, "cudaSetDevice", guard.error());
+    cudaError_t err;
+    if (gk_gemm_is_scale_only(&g)) {
+        if (g.beta == 1.0f) return GK_SUCCESS;
+        err = gk_cuda_scale(g.c, g.m, g.n, g.ldc, g.beta, ctx->stream);
+        return err == cudaSuccess ? GK_SUCCESS : gk_cuda_status(who, "scale kernel launch", err);
+    }
+
+    gk_rm_problem p;
+    p.m = g.n, p.n = g.m, p.k = g.k;
+    p.alpha = g.alpha, p.beta = g.beta;
+    p.c = g.c, p.ldc = g.ldc;
+    const int64_t lda_ws = round_up(g.k, WS_ROW_ALIGN); /* kernel A = op(B)^T, n x k */
+    const int64_t ldb_ws = round_up(g.m, WS_ROW_ALIGN); /* kernel B = op(A)^T, k x m */
+    const int64_t a_elems = g.transb ? round_up(g.n * lda_ws, WS_ROW_ALIGN) : 0;
+    const int64_t b_elems = g.transa ? g.k * ldb_ws : 0;
+    if (a_elems + b_elems > 0) {
+        if ((uint64_t)(a_elems + b_elems) > SIZE_MAX / sizeof(float) / 2)
+            return gk_fail(GK_ERR_OVERFLOW, "%s: the transpose workspace overflows size_t", who);
+        st = gk_cuda_workspace(ctx, (size_t)(a_elems + b_elems) * sizeof(float), who);
+        if (st != GK_SUCCESS) return st;
+    }
+    if (g.transb) {
+        /* stored B is column-major n x k, i.e. row-major k x n in memory */
+        err = gk_cuda_transpose(g.b, g.k, g.n, g.ldb, ctx->work, lda_ws, ctx->stream);
+        if (err != cudaSuccess) return gk_cuda_status(who, "transpose kernel launch", err);
+        p.a = ctx->work, p.lda = lda_ws;
+    } else {
+        p.a = g.b, p.lda = g.ldb;
+    }
+    if (g.transa) {
+        /* stored A is column-major k x m, i.e. row-major m x k in memory */
+        err = gk_cuda_transpose(g.a, g.m, g.k, g.lda, ctx->work + a_elems, ldb_ws, ctx->stream);
+        if (err != cudaSuccess) return gk_cuda_status(who, "transpose kernel launch", err);
+        p.b = ctx->work + a_elems, p.ldb = ldb_ws;
+    } else {
+        p.b = g.a, p.ldb = g.lda;
+    }
+    err = entry->launch(p, ctx->stream);
+    if (err == cudaSuccess) err = cudaGetLastError();
+    if (err != cudaSuccess) return gk_cuda_status(who, entry->name, err);
+    return GK_SUCCESS;
+}
+
+gk_status gk_cuda_sgemm_kernel(gk_cuda_ctx *ctx, int kernel_id, gk_layout layout, gk_trans transa,
+                               gk_trans transb, int64_t m, int64_t n, int64_t k, float alpha,
+                               const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
+                               float *c, int64_t ldc) {
+    static const char who[] = "gk_cuda_sgemm_kernel";
+    gk_clear_error();
+    if (ctx == NULL) return gk_fail(GK_ERR_INVALID_VALUE, "%s: ctx is NULL", who);
+    const int count = gk_cuda_kernel_count();
+    if (kernel_id < 0 || kernel_id >= count)
+        return gk_fail(GK_ERR_INVALID_VALUE, "%s: kernel_id=%d is not in [0, %d)", who, kernel_id,
+                       count);
+    return run(ctx, kernel_id, who, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+               ldc);
+}
+
+gk_status gk_cuda_sgemm(gk_cuda_ctx *ctx, gk_layout layout, gk_trans transa, gk_trans transb,
+                        int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t lda,
+                        const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
+    static const char who[] = "gk_cuda_sgemm";
+    gk_clear_error();
+    if (ctx == NULL) return gk_fail(GK_ERR_INVALID_VALUE, "%s: ctx is NULL", who);
+    const int id = gk_cuda_pick_kernel(ctx->sm);
+    if (id < 0)
+        return gk_fail(GK_ERR_UNSUPPORTED, "%s: no FP32 kernel supports sm_%d", who, ctx->sm);
+    return run(ctx, id, who, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}

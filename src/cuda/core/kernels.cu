@@ -1,0 +1,65 @@
+/*
+ * kernels.cu — the public view of the kernel registry (count, info) and the choice of the kernel
+ * gk_cuda_sgemm runs. The default is looked up by name so reordering or inserting registry
+ * entries cannot silently change it; devices too old for it get the best FP32 kernel they can run.
+ */
+#include <string.h>
+
+#include "cuda/core/core.h"
+#include "cuda/registry.h"
+
+/* The fastest FP32-exact SIMT step measured so far (docs/cuda.md); tensor-core kernels are never
+ * the default because they round the operands to TF32. */
+static const char DEFAULT_KERNEL[] = "13_cp_async_128x256x8";
+
+static int is_fp32(const gk_kernel_entry *e) {
+    return e->input_rounding == 0.0 && !e->tensor_cores;
+}
+
+/* Last FP32 kernel runnable at `sm` (later ladder steps are faster), -1 if none. */
+static int last_fp32(int sm) {
+    int count;
+    const gk_kernel_entry *e = gk_cuda_registry(&count);
+    for (int i = count - 1; i >= 0; i--)
+        if (is_fp32(&e[i]) && e[i].min_sm <= sm) return i;
+    return -1;
+}
+
+int gk_cuda_default_kernel(void) {
+    int count;
+    const gk_kernel_entry *e = gk_cuda_registry(&count);
+    for (int i = 0; i < count; i++)
+        if (strcmp(e[i].name, DEFAULT_KERNEL) == 0) return i;
+    return last_fp32(1 << 30);
+}
+
+int gk_cuda_pick_kernel(int sm) {
+    int count;
+    const gk_kernel_entry *e = gk_cuda_registry(&count);
+    const int id = gk_cuda_default_kernel();
+    if (id >= 0 && e[id].min_sm <= sm) return id;
+    return last_fp32(sm);
+}
+
+int gk_cuda_kernel_count(void) {
+    int count;
+    gk_cuda_registry(&count);
+    return count;
+}
+
+gk_status gk_cuda_kernel_info_get(int kernel_id, gk_cuda_kernel_info *info) {
+    gk_clear_error();
+    int count;
+    const gk_kernel_entry *e = gk_cuda_registry(&count);
+    if (kernel_id < 0 || kernel_id >= count)
+        return gk_fail(GK_ERR_INVALID_VALUE,
+                       "gk_cuda_kernel_info_get: kernel_id=%d is not in [0, %d)", kernel_id, count);
+    if (info == NULL) return gk_fail(GK_ERR_INVALID_VALUE, "gk_cuda_kernel_info_get: info is NULL");
+    info->id = kernel_id;
+    info->name = e[kernel_id].name;
+    info->technique = e[kernel_id].technique;
+    info->min_sm = e[kernel_id].min_sm;
+    info->input_rounding = e[kernel_id].input_rounding;
+    info->tensor_cores = e[kernel_id].tensor_cores;
+    return GK_SUCCESS;
+}
