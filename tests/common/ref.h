@@ -15,7 +15,9 @@
 #include "gemmkit.h"
 
 /* Deterministic xorshift generator so failures reproduce from the printed seed. */
-typedef struct { uint64_t s; } t_rng;
+typedef struct {
+    uint64_t s;
+} t_rng;
 static inline uint64_t t_rng_next(t_rng *r) {
     r->s ^= r->s << 13, r->s ^= r->s >> 7, r->s ^= r->s << 17;
     return r->s;
@@ -42,5 +44,53 @@ void t_ref_sgemm(gk_layout layout, gk_trans ta, gk_trans tb, int64_t m, int64_t 
 int64_t t_compare(gk_layout layout, int64_t m, int64_t n, const float *c, int64_t ldc,
                   const double *r, const double *s, int64_t k, double u_in, char *msg,
                   size_t msg_len);
+
+/* ---- one checked GEMM problem -------------------------------------------------------------
+ * t_gemm_data holds a problem's inputs laid out the way a careless kernel would trip over:
+ * A and B are allocated to their exact span (so over-reads hit ASan or the next allocation), the
+ * gaps between their rows/columns (ld > minimum) hold NaN (so reading them poisons the result),
+ * and C sits between guard zones with every element outside the M x N block set to a
+ * position-dependent NaN sentinel that must survive bit-identical. The float64 reference is
+ * computed once at init, so a test can run many engine configurations on the same data. */
+
+/* One problem in the caller's terms (gk_sgemm's arguments without the pointers). */
+typedef struct t_gemm_case {
+    gk_layout layout;
+    gk_trans ta, tb;
+    int64_t m, n, k;
+    float alpha, beta;
+    int64_t lda, ldb, ldc;
+    int nan_c; /* fill C's block with NaN first; only meaningful with beta == 0 */
+} t_gemm_case;
+
+typedef struct t_gemm_data {
+    t_gemm_case cs;
+    float *a, *b;                /* the operands handed to the GEMM */
+    float *a_copy, *b_copy;      /* to prove A and B were not written */
+    float *c;                    /* the C handed to the GEMM, inside c_buf */
+    float *c_buf, *c0_buf;       /* guard + C's span + guard, and its state before the call */
+    int64_t a_len, b_len, c_len; /* elements of a, b, c_buf */
+    double *r, *s;               /* reference and per-element scale (ref.h rule), m x n */
+} t_gemm_data;
+
+/* Smallest legal leading dimension for a stored rows x cols op-operand (BLAS: at least 1). */
+int64_t t_min_ld(gk_layout layout, gk_trans t, int64_t op_rows, int64_t op_cols);
+
+/* Format a case as "row-major TN m=.. n=.. k=.. lda=.. ldb=.. ldc=.. alpha=.. beta=..". */
+void t_case_str(const t_gemm_case *cs, char *buf, size_t len);
+
+/* Allocate and fill the data for `cs` from `rng` and compute the reference. Returns 0 on
+ * success, -1 if memory ran out. */
+int t_gemm_data_init(t_gemm_data *d, const t_gemm_case *cs, t_rng *rng);
+
+/* Put C (block and sentinels) back to its state before the call, for another run. */
+void t_gemm_data_reset_c(t_gemm_data *d);
+
+/* Check a finished run: A and B bit-identical, everything of c_buf outside the M x N block
+ * bit-identical, the block within the accuracy rule for operand roundoff u_in. Returns 0 when
+ * all hold, else 1 with the first problem described in msg. */
+int t_gemm_data_verify(const t_gemm_data *d, double u_in, char *msg, size_t msg_len);
+
+void t_gemm_data_free(t_gemm_data *d);
 
 #endif
