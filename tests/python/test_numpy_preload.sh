@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# test_numpy_preload.sh — gemmkit as a drop-in under an unmodified numpy: Debian's numpy calls
+# cblas_sgemm from libblas.so.3 (OpenBLAS or whichever BLAS the alternatives select); with
+# LD_PRELOAD=libgemmkit.so those calls must reach gemmkit and give float32 `@` results within the
+# K-scaled float64 bound (docs/testing.md), for plain, transposed, sliced and batched operands.
+# The dynamic linker's binding log and GEMMKIT_VERBOSE's line prove gemmkit served them.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../blas/blas_env.sh"
+py=${GK_PYTHON:-/usr/bin/python3}
+
+if ! "$py" -c 'import numpy' 2>/dev/null; then
+    gk_report skip numpy_preload "numpy not importable by $py (apt-get install python3-numpy)"
+    exit 0
+fi
+[ -n "$gk_lib" ] || { gk_report FAIL numpy_preload "no $GK_BUILD/lib/libgemmkit.so; build first"; exit 1; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+GEMMKIT_VERBOSE=1 LD_DEBUG=bindings LD_DEBUG_OUTPUT="$tmp/ld" LD_PRELOAD="$gk_preload" \
+    "$py" - >"$tmp/out" 2>"$tmp/err" <<'PY'
+import numpy as np
+
+rng = np.random.default_rng(7)
+eps = np.finfo(np.float32).eps
+tiny = np.finfo(np.float32).tiny
+
+def check(name, a, b):
+    c = a @ b
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    ref = a64 @ b64
+    scale = np.abs(a64) @ np.abs(b64)
+    k = a.shape[-1]
+    bound = (k + 2) * eps * scale + tiny
+    err = np.abs(c.astype(np.float64) - ref)
+    bad = ~(err <= bound)
+    if c.dtype != np.float32:
+        print(f"FAIL {name}: result dtype {c.dtype}")
+    elif bad.any():
+        i = np.unravel_index(np.argmax(np.where(bad, err / bound, 0)), bad.shape)
+        print(f"FAIL {name}: {bad.sum()} bad; worst at {i}: {c[i]} vs {ref[i]} (bound {bound[i]:.3g})")
+    else:
+        print(f"ok {name}")
+
+def r(*shape):
+    return rng.uniform(-1, 1, shape).astype(np.float32)
+
+check("numpy_matmul_square", r(256, 256), r(256, 256))
+check("numpy_matmul_odd", r(67, 131), r(131, 45))
+check("numpy_matmul_transposed_views", r(90, 70).T, r(50, 90).T)
+check("numpy_matmul_row_slices", r(64, 100)[:, 3:83], r(120, 33)[10:90])
+check("numpy_matmul_batched", r(3, 40, 50), r(3, 50, 30))
+check("numpy_dot_large", r(300, 500), r(500, 200))
+PY
+rc=$?
+cat "$tmp/out"
+status=0
+if [ "$rc" -ne 0 ]; then
+    gk_report FAIL numpy_preload "python exited with $rc: $(tail -n 5 "$tmp/err" | tr '\n' ' ')"
+    status=1
+fi
+binds=$(cat "$tmp"/ld.* | grep -c "_multiarray_umath.* to .*libgemmkit[^ ]* .*symbol \`cblas_sgemm'")
+if [ "$binds" -ge 1 ] && grep -q "gemmkit: cblas_sgemm called" "$tmp/err"; then
+    gk_report ok numpy_preload_uses_gemmkit
+else
+    gk_report FAIL numpy_preload_uses_gemmkit "cblas_sgemm bindings from numpy to gemmkit: $binds; verbose line: $(grep -c 'gemmkit: cblas_sgemm called' "$tmp/err")"
+    status=1
+fi
+exit $status
