@@ -15,6 +15,8 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 
+#include "cuda/ladder/ladder.cuh"
+
 /* Host and device: number of `b`-sized pieces covering `a` (a >= 0, b > 0). */
 __host__ __device__ __forceinline__ int64_t gk_ceil_div(int64_t a, int64_t b) {
     return (a + b - 1) / b;
@@ -23,6 +25,29 @@ __host__ __device__ __forceinline__ int64_t gk_ceil_div(int64_t a, int64_t b) {
 /* Host: may rows of this matrix be read or written as float4? */
 static inline bool gk_vec_ok(const void *ptr, int64_t ld) {
     return ((uintptr_t)ptr % 16u) == 0 && ld % 4 == 0;
+}
+
+/* Host: run `launch(sub)` on consecutive row slices of p small enough that the row-tile count
+ * fits gridDim.y (65535) when each block covers `tile_rows` rows. Kernels put row tiles on y and
+ * column tiles on x (2^31 - 1 blocks), so only rows ever need splitting. Returns the first error.
+ */
+template <class F>
+static inline cudaError_t gk_for_row_chunks(const gk_rm_problem &p, int64_t tile_rows, F launch) {
+    const int64_t max_rows = 65535 * tile_rows;
+    gk_rm_problem q = p;
+    for (int64_t r0 = 0; r0 < p.m; r0 += max_rows) {
+        q.m = p.m - r0 < max_rows ? p.m - r0 : max_rows;
+        q.a = p.a + r0 * p.lda;
+        q.c = p.c + r0 * p.ldc;
+        const cudaError_t e = launch(q);
+        if (e != cudaSuccess) return e;
+    }
+    return cudaSuccess;
+}
+
+/* Host: may all three matrices of a (row slice of a) problem use 16-byte accesses? */
+static inline bool gk_vec_ok(const gk_rm_problem &p) {
+    return gk_vec_ok(p.a, p.lda) && gk_vec_ok(p.b, p.ldb) && gk_vec_ok(p.c, p.ldc);
 }
 
 /* C[idx] = alpha * acc + beta * C[idx]; with beta == 0 C is not read, so NaN/Inf already in C
