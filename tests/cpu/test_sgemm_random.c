@@ -178,6 +178,10 @@ int main(void) {
     }
     gk_set_arch(NULL);
     collect_specials();
+    printf("# edge sizes:");
+    for (int i = 0; i < n_special; i++)
+        printf(" %lld", (long long)special[i]);
+    printf("\n");
 
     t_rng rng = {seed ? seed : 1};
     for (int64_t index = 0; index < n_cases; index++) {
