@@ -1,0 +1,590 @@
+/*
+ * ladder.cu — `gemmkit ladder`: every kernel of the CUDA registry, cuBLAS SGEMM (FP32 and, as a
+ * reference line, TF32) and optionally the Triton peer, on square problems: each is checked
+ * against a float64 reference, then timed; the results go to a table, CSV, JSON and plots.
+ *
+ * Method (docs/cuda.md):
+ *   - inputs uniform in [-1, 1) from a hash (never zeros), C = A B column-major, alpha 1, beta 0,
+ *     through the public gk_cuda_sgemm_kernel (so dispatch overhead is included, as a user sees);
+ *   - check: C is poisoned with NaN, the variant runs once and every element is compared on the
+ *     GPU with a float64 reference computed on the GPU (products of floats are exact in double),
+ *     with the tests' bound ((K + 2) eps + 2 u_in) sum|a||b| + FLT_MIN; a failing variant is
+ *     reported FAIL and not timed;
+ *   - timing: one warm-up (two more for short runs), then up to --reps runs (time-boxed by
+ *     --budget seconds, at least 3), each bracketed by CUDA events; between runs a buffer of
+ *     twice the L2 size is overwritten outside the event interval so every run starts with a
+ *     cold L2; the median is reported (min in CSV);
+ *   - during the timed runs a thread samples NVML every 5 ms: mean SM clock, mean board power,
+ *     and every throttle reason seen.
+ */
+#include <cuda_runtime.h>
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "gemmkit.h"
+#include "peers.h"
+extern "C" {
+#include "../../tools/commands.h"
+}
+
+namespace {
+
+enum kind { GEMMKIT, CUBLAS_FP32, CUBLAS_TF32, TRITON };
+const char *const KIND_NAMES[] = {"gemmkit", "cublas", "cublas", "triton"};
+
+struct variant {
+    std::string name;
+    kind k;
+    int id;      /* registry index for GEMMKIT */
+    double u_in; /* operand roundoff for the check */
+    int min_sm;
+};
+
+struct result {
+    int64_t size;
+    std::string name;
+    kind k;
+    int reps = 0;
+    double ms = NAN, ms_min = NAN, tflops = NAN, pct = NAN, mhz = NAN, watts = NAN;
+    std::string throttle, check;
+    double worst = NAN; /* largest err / bound over C */
+};
+
+struct options {
+    std::vector<int64_t> sizes{4096, 8192};
+    std::vector<std::string> kernels;
+    int reps = 30, device = 0;
+    double budget = 1.5;
+    std::string out = "bench/results";
+    bool cublas = true, triton = false, plot = true;
+};
+
+/* ---- device helpers -------------------------------------------------------------------------- */
+
+__device__ uint64_t mix(uint64_t z) { /* splitmix64 finaliser */
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+__global__ void fill_kernel(float *x, int64_t n, uint64_t seed) {
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        x[i] = (float)((double)(mix(seed + (uint64_t)i) >> 11) * (2.0 / 9007199254740992.0) - 1.0);
+}
+
+enum { RT = 16 };
+
+/* R = A B and S = |A| |B| in float64, column-major n x n; 16x16 shared tiles keep the reference
+ * at a small fraction of the harness time even at n = 8192. */
+__global__ void reference_kernel(int64_t n, const float *a, const float *b, double *r, double *s) {
+    __shared__ float as[RT][RT + 1], bs[RT][RT + 1];
+    const int64_t i = blockIdx.x * (int64_t)RT + threadIdx.x,
+                  j = blockIdx.y * (int64_t)RT + threadIdx.y;
+    double acc = 0.0, mag = 0.0;
+    for (int64_t p0 = 0; p0 < n; p0 += RT) {
+        const int64_t pa = p0 + threadIdx.y, pb = p0 + threadIdx.x;
+        as[threadIdx.y][threadIdx.x] = i < n && pa < n ? a[i + pa * n] : 0.0f;
+        bs[threadIdx.y][threadIdx.x] = pb < n && j < n ? b[pb + j * n] : 0.0f;
+        __syncthreads();
+#pragma unroll
+        for (int q = 0; q < RT; q++) {
+            const double prod = (double)as[q][threadIdx.x] * (double)bs[threadIdx.y][q];
+            acc += prod;
+            mag += fabs(prod);
+        }
+        __syncthreads();
+    }
+    if (i < n && j < n) r[i + j * n] = acc, s[i + j * n] = mag;
+}
+
+/* Counts elements outside the bound and keeps the largest err/bound (as float bits: positive
+ * floats order like unsigned integers; NaN counts as +Inf). */
+__global__ void compare_kernel(int64_t count, const float *c, const double *r, const double *s,
+                               double unit, unsigned long long *bad, unsigned *worst) {
+    unsigned local_bad = 0, local_worst = 0;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < count;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const double err = fabs((double)c[i] - r[i]), bound = unit * s[i] + FLT_MIN;
+        if (!(err <= bound)) local_bad++;
+        const float ratio = isnan(err) ? INFINITY : (float)(err / bound);
+        local_worst = max(local_worst, __float_as_uint(ratio));
+    }
+    local_bad = __reduce_add_sync(0xffffffffu, local_bad);
+    local_worst = __reduce_max_sync(0xffffffffu, local_worst);
+    if ((threadIdx.x & 31) == 0) {
+        if (local_bad) atomicAdd(bad, (unsigned long long)local_bad);
+        atomicMax(worst, local_worst);
+    }
+}
+
+/* ---- the harness ------------------------------------------------------------------------------
+ */
+
+struct bench {
+    options opt;
+    gk_cuda_ctx *ctx = nullptr;
+    gk_cublas cublas;
+    bool have_cublas = false;
+    gk_nvml_sampler nvml;
+    bool have_nvml = false;
+    int sm = 0, sms = 0, l2 = 0;
+    cudaDeviceProp prop;
+    float *flush = nullptr;
+    size_t flush_bytes = 0;
+    bool context_lost = false;
+    std::vector<result> results;
+
+    std::string launch(const variant &v, int64_t n, const float *a, const float *b, float *c) {
+        if (v.k == GEMMKIT) {
+            gk_status st = gk_cuda_sgemm_kernel(ctx, v.id, GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS,
+                                                n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
+            return st == GK_SUCCESS ? "" : gk_last_error();
+        }
+        const bool ok =
+            cublas.sgemm(v.k == CUBLAS_TF32 ? gk_cublas::TF32 : gk_cublas::FP32, (int)n, a, b, c);
+        return ok ? "" : "cublasSgemm failed";
+    }
+
+    void measure(const variant &v, int64_t n, const float *a, const float *b, float *c,
+                 const double *r, const double *s, result &out) {
+        out.reps = 0;
+        if (v.min_sm > sm) {
+            out.check = "n/a (needs sm_" + std::to_string(v.min_sm) + ")";
+            return;
+        }
+        if (context_lost) {
+            out.check = "not run (CUDA context lost earlier)";
+            return;
+        }
+        /* check */
+        cudaMemset(c, 0xff, (size_t)(n * n) * sizeof(float)); /* all-ones bits: NaN */
+        std::string err = launch(v, n, a, b, c);
+        cudaError_t ce = cudaDeviceSynchronize();
+        if (err.empty() && ce != cudaSuccess) err = cudaGetErrorString(ce);
+        if (!err.empty()) {
+            out.check = "ERROR " + err;
+            /* a fault inside a kernel poisons the context: every later call would fail too */
+            if (ce != cudaSuccess && cudaDeviceSynchronize() != cudaSuccess) context_lost = true;
+            return;
+        }
+        unsigned long long *d_bad;
+        unsigned *d_worst;
+        cudaMalloc(&d_bad, sizeof *d_bad + sizeof *d_worst);
+        d_worst = (unsigned *)(d_bad + 1);
+        cudaMemset(d_bad, 0, sizeof *d_bad + sizeof *d_worst);
+        const double unit = (double)(n + 2) * FLT_EPSILON + 2.0 * v.u_in;
+        compare_kernel<<<sms * 8, 256>>>(n * n, c, r, s, unit, d_bad, d_worst);
+        unsigned long long bad = 0;
+        unsigned worst_bits = 0;
+        cudaMemcpy(&bad, d_bad, sizeof bad, cudaMemcpyDeviceToHost);
+        cudaMemcpy(&worst_bits, d_worst, sizeof worst_bits, cudaMemcpyDeviceToHost);
+        cudaFree(d_bad);
+        float worst;
+        memcpy(&worst, &worst_bits, sizeof worst);
+        out.worst = worst;
+        char buf[96];
+        if (bad) {
+            snprintf(buf, sizeof buf, "FAIL %llu bad, worst err/bound %.3g", bad, worst);
+            out.check = buf;
+            return;
+        }
+        snprintf(buf, sizeof buf, "ok %.2g", worst);
+        out.check = buf;
+
+        /* warm-up, which also estimates the run time for the time box */
+        cudaEvent_t e0, e1;
+        cudaEventCreate(&e0), cudaEventCreate(&e1);
+        cudaEventRecord(e0);
+        launch(v, n, a, b, c);
+        cudaEventRecord(e1);
+        cudaEventSynchronize(e1);
+        float est = 0;
+        cudaEventElapsedTime(&est, e0, e1);
+        cudaEventDestroy(e0), cudaEventDestroy(e1);
+        if (est < 20.0f) launch(v, n, a, b, c), launch(v, n, a, b, c);
+        int reps = (int)(opt.budget * 1000.0 / std::max(est, 1e-3f));
+        reps = std::max(3, std::min(opt.reps, reps));
+
+        std::vector<cudaEvent_t> start(reps), stop(reps);
+        for (int i = 0; i < reps; i++)
+            cudaEventCreate(&start[i]), cudaEventCreate(&stop[i]);
+        cudaDeviceSynchronize();
+        if (have_nvml) nvml.start();
+        for (int i = 0; i < reps; i++) {
+            cudaMemsetAsync(flush, i & 0xff, flush_bytes);
+            cudaEventRecord(start[i]);
+            launch(v, n, a, b, c);
+            cudaEventRecord(stop[i]);
+        }
+        ce = cudaEventSynchronize(stop[reps - 1]);
+        if (have_nvml) nvml.stop();
+        std::vector<double> ms(reps);
+        for (int i = 0; i < reps; i++) {
+            float t = 0;
+            cudaEventElapsedTime(&t, start[i], stop[i]);
+            ms[i] = t;
+            cudaEventDestroy(start[i]), cudaEventDestroy(stop[i]);
+        }
+        if (ce != cudaSuccess) {
+            out.check = std::string("ERROR while timing: ") + cudaGetErrorString(ce);
+            context_lost = true;
+            return;
+        }
+        std::sort(ms.begin(), ms.end());
+        out.reps = reps;
+        out.ms = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+        out.ms_min = ms[0];
+        out.tflops = 2.0 * (double)n * n * n / (out.ms * 1e-3) / 1e12;
+        if (have_nvml)
+            out.mhz = nvml.mean_mhz(), out.watts = nvml.mean_watts(),
+            out.throttle = nvml.throttle();
+    }
+
+    bool run_size(int64_t n, const std::vector<variant> &vars) {
+        const size_t elems = (size_t)(n * n);
+        float *a = nullptr, *b = nullptr, *c = nullptr;
+        double *r = nullptr, *s = nullptr;
+        cudaError_t e;
+        if ((e = cudaMalloc(&a, elems * 4)) || (e = cudaMalloc(&b, elems * 4)) ||
+            (e = cudaMalloc(&c, elems * 4)) || (e = cudaMalloc(&r, elems * 8)) ||
+            (e = cudaMalloc(&s, elems * 8))) {
+            fprintf(stderr, "gemmkit ladder: size %lld: %s\n", (long long)n, cudaGetErrorString(e));
+            cudaFree(a), cudaFree(b), cudaFree(c), cudaFree(r);
+            (void)cudaGetLastError();
+            return false;
+        }
+        fill_kernel<<<sms * 4, 256>>>(a, (int64_t)elems, 0x1234ull + (uint64_t)n);
+        fill_kernel<<<sms * 4, 256>>>(b, (int64_t)elems, 0xabcdefull * (uint64_t)n);
+        dim3 grid((unsigned)((n + RT - 1) / RT), (unsigned)((n + RT - 1) / RT));
+        reference_kernel<<<grid, dim3(RT, RT)>>>(n, a, b, r, s);
+        if ((e = cudaDeviceSynchronize()) != cudaSuccess) {
+            fprintf(stderr, "gemmkit ladder: reference at %lld: %s\n", (long long)n,
+                    cudaGetErrorString(e));
+            context_lost = true;
+            return false;
+        }
+        for (size_t i = 0; i < vars.size(); i++) {
+            fprintf(stderr, "[%lld] %zu/%zu %-28s ", (long long)n, i + 1, vars.size(),
+                    vars[i].name.c_str());
+            result res;
+            res.size = n, res.name = vars[i].name, res.k = vars[i].k;
+            measure(vars[i], n, a, b, c, r, s, res);
+            if (res.reps)
+                fprintf(stderr, "%-14s %3d reps %9.3f ms %7.2f TFLOPS\n", res.check.c_str(),
+                        res.reps, res.ms, res.tflops);
+            else
+                fprintf(stderr, "%s\n", res.check.c_str());
+            results.push_back(res);
+        }
+        cudaFree(a), cudaFree(b), cudaFree(c), cudaFree(r), cudaFree(s);
+        return true;
+    }
+};
+
+/* ---- options, output --------------------------------------------------------------------------
+ */
+
+void usage(FILE *f) {
+    fprintf(f,
+            "usage: gemmkit ladder [--sizes 4096,8192] [--sweep] [--kernels LIST] [--reps N]\n"
+            "                      [--budget SEC] [--device N] [--out DIR] [--no-cublas]\n"
+            "                      [--triton] [--no-plot]\n"
+            "Checks every CUDA registry kernel (and cuBLAS FP32/TF32) against a float64 GPU\n"
+            "reference on square n x n x n problems, then times it: median of up to N runs\n"
+            "(default 30, at least 3, at most SEC seconds each, default 1.5) with L2 flushed\n"
+            "between runs. LIST: names, name prefixes or ids, comma separated. --sweep: sizes\n"
+            "256..8192. --triton: also run bench/triton_peer.py. Writes gpu_ladder.csv/.json and\n"
+            "plots (bench/plot_gpu.py) under DIR (default bench/results). Exit status 1 if a\n"
+            "variant fails its check.\n");
+}
+
+bool parse_sizes(const char *s, std::vector<int64_t> &out) {
+    out.clear();
+    while (*s) {
+        char *end;
+        long long v = strtoll(s, &end, 10);
+        if (end == s || v < 1 || v > 46340 /* n*n fits comfortably, memory permitting */)
+            return false;
+        out.push_back(v);
+        s = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',') return false;
+    }
+    return !out.empty();
+}
+
+std::vector<std::string> split(const char *s) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (; *s; s++)
+        if (*s == ',')
+            out.push_back(cur), cur.clear();
+        else
+            cur += *s;
+    if (!cur.empty()) out.push_back(cur);
+    return out;
+}
+
+bool selected(const options &o, const std::string &name, int id) {
+    if (o.kernels.empty()) return true;
+    for (const auto &k : o.kernels) {
+        if (k == name || (id >= 0 && k == std::to_string(id))) return true;
+        if (name.compare(0, k.size(), k) == 0) return true; /* prefix: "13" or "13_cp" */
+    }
+    return false;
+}
+
+bool make_dirs(const std::string &path) {
+    for (size_t i = 1; i <= path.size(); i++)
+        if (i == path.size() || path[i] == '/') {
+            std::string p = path.substr(0, i);
+            if (mkdir(p.c_str(), 0755) != 0 && errno != EEXIST) return false;
+        }
+    return true;
+}
+
+std::string fmt(double v, const char *f) {
+    if (isnan(v)) return "";
+    char b[64];
+    snprintf(b, sizeof b, f, v);
+    return b;
+}
+
+std::string json_str(const std::string &s) {
+    std::string o = "\"";
+    for (char ch : s) {
+        if (ch == '"' || ch == '\\') o += '\\';
+        if ((unsigned char)ch >= 0x20) o += ch;
+    }
+    return o + "\"";
+}
+
+std::string json_num(double v, const char *f) {
+    return isnan(v) ? "null" : fmt(v, f);
+}
+
+/* Reads the rows bench/triton_peer.py wrote: size,variant,ms,tflops,check. */
+void merge_triton(const std::string &csv, std::vector<result> &results) {
+    FILE *f = fopen(csv.c_str(), "r");
+    if (!f) {
+        fprintf(stderr, "gemmkit ladder: no Triton results (%s)\n", csv.c_str());
+        return;
+    }
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        long long size;
+        char var[64], check[128] = "";
+        double ms, tf;
+        if (sscanf(line, "%lld,%63[^,],%lf,%lf,%127[^\n]", &size, var, &ms, &tf, check) < 4)
+            continue; /* header or malformed */
+        result r;
+        r.size = size, r.name = std::string("triton_") + var, r.k = TRITON;
+        r.ms = ms, r.tflops = tf, r.check = check[0] ? check : "see triton_peer.py", r.reps = 1;
+        results.push_back(r);
+    }
+    fclose(f);
+}
+
+} // namespace
+
+extern "C" int gk_cmd_ladder(int argc, char **argv) {
+    options opt;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const bool has_val = i + 1 < argc;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--sizes") && has_val) {
+            if (!parse_sizes(argv[++i], opt.sizes)) {
+                fprintf(stderr, "gemmkit ladder: --sizes wants n1,n2,... with 1 <= n <= 46340\n");
+                return 2;
+            }
+        } else if (!strcmp(a, "--sweep")) {
+            opt.sizes = {256, 512, 1024, 2048, 3072, 4096, 6144, 8192};
+        } else if (!strcmp(a, "--kernels") && has_val) {
+            opt.kernels = split(argv[++i]);
+        } else if (!strcmp(a, "--reps") && has_val) {
+            opt.reps = atoi(argv[++i]);
+        } else if (!strcmp(a, "--budget") && has_val) {
+            opt.budget = atof(argv[++i]);
+        } else if (!strcmp(a, "--device") && has_val) {
+            opt.device = atoi(argv[++i]);
+        } else if (!strcmp(a, "--out") && has_val) {
+            opt.out = argv[++i];
+        } else if (!strcmp(a, "--no-cublas")) {
+            opt.cublas = false;
+        } else if (!strcmp(a, "--triton")) {
+            opt.triton = true;
+        } else if (!strcmp(a, "--no-plot")) {
+            opt.plot = false;
+        } else {
+            fprintf(stderr, "gemmkit ladder: unknown or incomplete option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (opt.reps < 3 || opt.budget <= 0) {
+        fprintf(stderr, "gemmkit ladder: --reps must be >= 3 and --budget > 0\n");
+        return 2;
+    }
+
+    bench b;
+    b.opt = opt;
+    if (gk_cuda_create(&b.ctx, opt.device, nullptr) != GK_SUCCESS) {
+        fprintf(stderr, "gemmkit ladder: %s\n", gk_last_error());
+        return 2;
+    }
+    cudaSetDevice(opt.device);
+    cudaGetDeviceProperties(&b.prop, opt.device);
+    b.sm = b.prop.major * 10 + b.prop.minor;
+    b.sms = b.prop.multiProcessorCount;
+    b.l2 = b.prop.l2CacheSize;
+    b.flush_bytes = std::max((size_t)b.l2 * 2, (size_t)64 << 20);
+    if (cudaMalloc(&b.flush, b.flush_bytes) != cudaSuccess) {
+        fprintf(stderr, "gemmkit ladder: cannot allocate the L2 flush buffer\n");
+        gk_cuda_destroy(b.ctx);
+        return 2;
+    }
+    if (opt.cublas && !(b.have_cublas = b.cublas.load()))
+        fprintf(stderr, "gemmkit ladder: cuBLAS unavailable: %s\n", b.cublas.why().c_str());
+    if (!(b.have_nvml = b.nvml.load(opt.device)))
+        fprintf(stderr, "gemmkit ladder: NVML unavailable: %s\n", b.nvml.why().c_str());
+
+    std::vector<variant> vars;
+    if (b.have_cublas) {
+        vars.push_back({"cublas_fp32", CUBLAS_FP32, -1, 0.0, 0});
+        vars.push_back({"cublas_tf32", CUBLAS_TF32, -1, 1.0 / 2048.0, 80});
+    }
+    for (int id = 0; id < gk_cuda_kernel_count(); id++) {
+        gk_cuda_kernel_info info;
+        gk_cuda_kernel_info_get(id, &info);
+        if (selected(opt, info.name, id))
+            vars.push_back({info.name, GEMMKIT, id, info.input_rounding, info.min_sm});
+    }
+    if (vars.size() == (size_t)(b.have_cublas ? 2 : 0)) {
+        fprintf(stderr, "gemmkit ladder: --kernels matched no registry kernel\n");
+        gk_cuda_destroy(b.ctx);
+        cudaFree(b.flush);
+        return 2;
+    }
+    fprintf(stderr, "gemmkit ladder: %s (sm_%d, %d SMs, L2 %d MiB), %zu variants\n", b.prop.name,
+            b.sm, b.sms, b.l2 >> 20, vars.size());
+    for (size_t i = 0; i < opt.sizes.size() && !b.context_lost; i++)
+        b.run_size(opt.sizes[i], vars);
+    cudaFree(b.flush);
+    gk_cuda_destroy(b.ctx);
+
+    if (!make_dirs(opt.out)) {
+        fprintf(stderr, "gemmkit ladder: cannot create %s: %s\n", opt.out.c_str(), strerror(errno));
+        return 2;
+    }
+    if (opt.triton) {
+        std::string sizes, csv = opt.out + "/triton_peer.csv";
+        for (int64_t n : opt.sizes)
+            sizes += (sizes.empty() ? "" : ",") + std::to_string(n);
+        const char *py = getenv("GK_PYTHON") ? getenv("GK_PYTHON") : "python3";
+        std::string cmd = std::string(py) + " bench/triton_peer.py --sizes " + sizes + " --csv '" +
+                          csv + "' 1>&2";
+        fprintf(stderr, "gemmkit ladder: %s\n", cmd.c_str());
+        remove(csv.c_str());
+        if (system(cmd.c_str()) != 0) fprintf(stderr, "gemmkit ladder: triton_peer.py failed\n");
+        merge_triton(csv, b.results);
+    }
+
+    /* % of cuBLAS FP32 at the same size */
+    for (auto &r : b.results)
+        for (const auto &base : b.results)
+            if (base.k == CUBLAS_FP32 && base.size == r.size && base.reps && !isnan(r.tflops))
+                r.pct = 100.0 * r.tflops / base.tflops;
+    std::stable_sort(b.results.begin(), b.results.end(),
+                     [](const result &x, const result &y) { return x.size < y.size; });
+
+    const std::string csv_path = opt.out + "/gpu_ladder.csv",
+                      json_path = opt.out + "/gpu_ladder.json";
+    FILE *csv = fopen(csv_path.c_str(), "w"), *js = fopen(json_path.c_str(), "w");
+    if (!csv || !js) {
+        fprintf(stderr, "gemmkit ladder: cannot write under %s\n", opt.out.c_str());
+        if (csv) fclose(csv);
+        if (js) fclose(js);
+        return 2;
+    }
+    fprintf(csv, "device,size,variant,kind,reps,ms_median,ms_min,tflops,pct_cublas,sm_mhz,power_w,"
+                 "throttle,check,worst_err_ratio\n");
+    int runtime = 0, driver = 0;
+    cudaRuntimeGetVersion(&runtime), cudaDriverGetVersion(&driver);
+    time_t now = time(nullptr);
+    char stamp[32];
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    fprintf(
+        js,
+        "{\n  \"tool\": \"gemmkit ladder\",\n  \"version\": %s,\n  \"time\": %s,\n"
+        "  \"device\": {\"name\": %s, \"sm\": %d, \"sms\": %d, \"l2_bytes\": %d, "
+        "\"cuda_runtime\": %d, \"cuda_driver\": %d},\n"
+        "  \"method\": {\"problem\": \"square, column-major NN, alpha 1, beta 0\", \"max_reps\": "
+        "%d, \"budget_s\": %g, \"statistic\": \"median\", \"l2_flush_bytes\": %zu},\n"
+        "  \"results\": [",
+        json_str(gk_version()).c_str(), json_str(stamp).c_str(), json_str(b.prop.name).c_str(),
+        b.sm, b.sms, b.l2, runtime, driver, opt.reps, opt.budget, b.flush_bytes);
+    bool failed = false;
+    for (size_t i = 0; i < b.results.size(); i++) {
+        const result &r = b.results[i];
+        failed |= r.check.compare(0, 4, "FAIL") == 0 || r.check.compare(0, 5, "ERROR") == 0;
+        fprintf(csv, "\"%s\",%lld,%s,%s,%d,%s,%s,%s,%s,%s,%s,%s,\"%s\",%s\n", b.prop.name,
+                (long long)r.size, r.name.c_str(), KIND_NAMES[r.k], r.reps,
+                fmt(r.ms, "%.4f").c_str(), fmt(r.ms_min, "%.4f").c_str(),
+                fmt(r.tflops, "%.3f").c_str(), fmt(r.pct, "%.1f").c_str(),
+                fmt(r.mhz, "%.0f").c_str(), fmt(r.watts, "%.1f").c_str(), r.throttle.c_str(),
+                r.check.c_str(), fmt(r.worst, "%.3g").c_str());
+        fprintf(js,
+                "%s\n    {\"size\": %lld, \"variant\": %s, \"kind\": %s, \"reps\": %d, "
+                "\"ms_median\": %s, \"ms_min\": %s, \"tflops\": %s, \"pct_cublas\": %s, "
+                "\"sm_mhz\": %s, \"power_w\": %s, \"throttle\": %s, \"check\": %s, "
+                "\"worst_err_ratio\": %s}",
+                i ? "," : "", (long long)r.size, json_str(r.name).c_str(),
+                json_str(KIND_NAMES[r.k]).c_str(), r.reps, json_num(r.ms, "%.4f").c_str(),
+                json_num(r.ms_min, "%.4f").c_str(), json_num(r.tflops, "%.3f").c_str(),
+                json_num(r.pct, "%.1f").c_str(), json_num(r.mhz, "%.0f").c_str(),
+                json_num(r.watts, "%.1f").c_str(), json_str(r.throttle).c_str(),
+                json_str(r.check).c_str(), json_num(r.worst, "%.3g").c_str());
+    }
+    fprintf(js, "\n  ]\n}\n");
+    fclose(csv);
+    fclose(js);
+    fprintf(stderr, "gemmkit ladder: wrote %s and %s\n", csv_path.c_str(), json_path.c_str());
+
+    if (opt.plot) {
+        struct stat st;
+        if (stat("bench/plot_gpu.py", &st) == 0) {
+            const char *py = getenv("GK_PYTHON") ? getenv("GK_PYTHON") : "python3";
+            std::string cmd = std::string(py) + " bench/plot_gpu.py '" + csv_path + "' --out '" +
+                              opt.out + "' 1>&2";
+            if (system(cmd.c_str()) != 0) fprintf(stderr, "gemmkit ladder: plotting failed\n");
+        } else {
+            fprintf(stderr, "gemmkit ladder: bench/plot_gpu.py not found (run from the source "
+                            "tree to get plots)\n");
+        }
+    }
+
+    printf("%s, sm_%d, %d SMs; n x n x n SGEMM, median of timed runs, L2 flushed\n", b.prop.name,
+           b.sm, b.sms);
+    printf("%6s  %-26s %10s %8s %8s %6s %6s  %s\n", "size", "kernel", "ms", "TFLOPS", "%cuBLAS",
+           "MHz", "W", "check");
+    for (const auto &r : b.results)
+        printf("%6lld  %-26s %10s %8s %8s %6s %6s  %s%s%s\n", (long long)r.size, r.name.c_str(),
+               fmt(r.ms, "%.3f").c_str(), fmt(r.tflops, "%.2f").c_str(), fmt(r.pct, "%.1f").c_str(),
+               fmt(r.mhz, "%.0f").c_str(), fmt(r.watts, "%.0f").c_str(), r.check.c_str(),
+               r.throttle.empty() || r.throttle == "none" ? "" : "  throttle: ",
+               r.throttle == "none" ? "" : r.throttle.c_str());
+    return failed ? 1 : 0;
+}
