@@ -1,0 +1,32 @@
+/*
+ * cpu.h — what the CPU path knows about the machine (cpuid features, cache sizes) and the cache
+ * blocking derived from it. Detection runs once per process; everything here is read-only after.
+ */
+#ifndef GK_CPU_CONFIG_CPU_H
+#define GK_CPU_CONFIG_CPU_H
+
+#include <stdint.h>
+
+typedef struct gk_cpu_features {
+    char vendor[16]; /* "GenuineIntel", "AuthenticAMD"; "" off x86 */
+    char brand[64];
+    int has_avx2, has_fma, has_avx512f; /* the CPU has it AND the OS saves its registers */
+    int64_t l1d_bytes, l2_bytes, l3_bytes;
+    int l3_sharing; /* logical CPUs sharing one L3 (>= 1) */
+} gk_cpu_features;
+
+/* The machine's features, detected on first use (thread-safe). Never NULL. */
+const gk_cpu_features *gk_cpu_features_get(void);
+
+/* Cache blocking for one micro-kernel shape: kc columns of A/B per packed block, mc rows of A
+ * per packed A block (per thread), nc columns of B per packed B block. mc is a multiple of mr and
+ * nc a multiple of nr. */
+typedef struct gk_blocking {
+    int64_t mc, kc, nc;
+} gk_blocking;
+
+/* Block sizes for an mr x nr micro-kernel on this machine: derived from the caches (see
+ * docs/cpu.md), then overridden by GEMMKIT_MC / GEMMKIT_KC / GEMMKIT_NC when set and valid. */
+gk_blocking gk_cpu_blocking(const gk_cpu_features *f, int mr, int nr);
+
+#endif

@@ -1,0 +1,31 @@
+/*
+ * frame.h — the BLIS-style loop nest around the micro-kernels, plus the two paths that bypass
+ * it: C = beta * C when nothing is multiplied, and the unpacked small-matrix loop.
+ * All take the column-major normalised problem from gk_check_gemm.
+ */
+#ifndef GK_CPU_FRAME_FRAME_H
+#define GK_CPU_FRAME_FRAME_H
+
+#include "core/internal.h"
+#include "cpu/config/cpu.h"
+#include "cpu/kernels/ukernel.h"
+
+/* Packed five-loop GEMM with kernel `u`, blocking `blk`, up to `threads` OpenMP threads.
+ * Requires m, n, k >= 1 and alpha != 0. Returns GK_ERR_OUT_OF_MEMORY (C untouched) when the
+ * packing buffers cannot be allocated. */
+gk_status gk_frame_gemm(const gk_gemm_args *g, const gk_ukr_desc *u, gk_blocking blk, int threads);
+
+/* C = beta * C over m x n (beta == 0 writes zeros without reading C). */
+void gk_frame_scale(const gk_gemm_args *g);
+
+/* The unpacked path: 1 when m * n * k is small enough that packing costs more than it saves. */
+int gk_small_wanted(const gk_gemm_args *g);
+/* The small path compiled per ISA (small_body.h); the registry pairs each micro-kernel with the
+ * build its CPU can run. Requires m, n, k >= 1 and alpha != 0. */
+void gk_small_gemm_generic(const gk_gemm_args *g);
+#if defined(__x86_64__)
+void gk_small_gemm_avx2(const gk_gemm_args *g);
+void gk_small_gemm_avx512(const gk_gemm_args *g);
+#endif
+
+#endif

@@ -1,0 +1,218 @@
+/*
+ * gemm.c — the packed GEMM loop nest (Goto/BLIS): jc over nc columns of C, pc over kc of the
+ * shared dimension, ic over row blocks, then jr over NR and ir over MR around the micro-kernel.
+ *
+ * Packing copies op(A) and op(B) into micro-panels in the exact order the kernel reads them, with
+ * zero padding past the edges, so transpositions cost the same as the plain case (only the pack
+ * loops differ) and the kernel needs no edge logic in its inner loop.
+ *
+ * Threading (one OpenMP team per call, explicit partitioning): all threads pack a B block
+ * together; then per row block, all threads pack A together, and the macro-kernel is split over a
+ * tm x tn grid (tm slices of MR panels, tn slices of NR panels) chosen to balance tiles, so a
+ * short m spreads over n and a short n over m. Buffers are allocated per call: concurrent calls
+ * share nothing.
+ */
+#include "cpu/frame/frame.h"
+
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct gemm_ctx {
+    const gk_gemm_args *g;
+    const gk_ukr_desc *u;
+    int64_t mc, kc, nc; /* effective blocking for this call; mc is per thread row slice */
+    int tm, tn;         /* thread grid for the team size `threads` */
+    int threads;
+    float *pa, *pb;
+} gemm_ctx;
+
+static int64_t ceil_div(int64_t a, int64_t b) {
+    return (a + b - 1) / b;
+}
+static int64_t min64(int64_t a, int64_t b) {
+    return a < b ? a : b;
+}
+
+/* [lo, hi) of `count` items for part `id` of `parts`, as even as possible. */
+static void split(int64_t count, int parts, int id, int64_t *lo, int64_t *hi) {
+    int64_t base = count / parts, extra = count % parts;
+    *lo = id * base + min64(id, extra);
+    *hi = *lo + base + (id < extra);
+}
+
+/* Panels [q0, q1) of the packed A block whose top-left element is op(A)(ic, pc): mb x kb values,
+ * panel q holds rows ic + q*mr .. + mr, stored pa[q*mr*kb + p*mr + i]. */
+static void pack_a(const gk_gemm_args *g, int mr, int64_t ic, int64_t pc, int64_t mb, int64_t kb,
+                   float *pa, int64_t q0, int64_t q1) {
+    for (int64_t q = q0; q < q1; q++) {
+        const int64_t i0 = ic + q * mr;
+        const int rows = (int)min64(mr, mb - q * mr);
+        float *dst = pa + q * mr * kb;
+        if (!g->transa) {
+            /* stored column-major m x k: a column segment of op(A) is contiguous */
+            const float *src = g->a + i0 + pc * g->lda;
+            for (int64_t p = 0; p < kb; p++, src += g->lda, dst += mr) {
+                for (int i = 0; i < rows; i++)
+                    dst[i] = src[i];
+                for (int i = rows; i < mr; i++)
+                    dst[i] = 0.0f;
+            }
+        } else {
+            /* stored k x m: a row of op(A) is contiguous */
+            for (int i = 0; i < rows; i++) {
+                const float *src = g->a + pc + (i0 + i) * g->lda;
+                for (int64_t p = 0; p < kb; p++)
+                    dst[p * mr + i] = src[p];
+            }
+            for (int i = rows; i < mr; i++)
+                for (int64_t p = 0; p < kb; p++)
+                    dst[p * mr + i] = 0.0f;
+        }
+    }
+}
+
+/* Panels [q0, q1) of the packed B block whose top-left element is op(B)(pc, jc): kb x nb values,
+ * panel q holds columns jc + q*nr .. + nr, stored pb[q*nr*kb + p*nr + j]. */
+static void pack_b(const gk_gemm_args *g, int nr, int64_t pc, int64_t jc, int64_t nb, int64_t kb,
+                   float *pb, int64_t q0, int64_t q1) {
+    for (int64_t q = q0; q < q1; q++) {
+        const int64_t j0 = jc + q * nr;
+        const int cols = (int)min64(nr, nb - q * nr);
+        float *dst = pb + q * nr * kb;
+        if (g->transb) {
+            /* stored n x k: a row of op(B) is contiguous */
+            const float *src = g->b + j0 + pc * g->ldb;
+            for (int64_t p = 0; p < kb; p++, src += g->ldb, dst += nr) {
+                for (int j = 0; j < cols; j++)
+                    dst[j] = src[j];
+                for (int j = cols; j < nr; j++)
+                    dst[j] = 0.0f;
+            }
+        } else {
+            /* stored k x n: a column of op(B) is contiguous */
+            for (int j = 0; j < cols; j++) {
+                const float *src = g->b + pc + (j0 + j) * g->ldb;
+                for (int64_t p = 0; p < kb; p++)
+                    dst[p * nr + j] = src[p];
+            }
+            for (int j = cols; j < nr; j++)
+                for (int64_t p = 0; p < kb; p++)
+                    dst[p * nr + j] = 0.0f;
+        }
+    }
+}
+
+/* Pick tm x tn = threads minimising the most tiles any thread computes; ties go to the larger
+ * tm, whose threads each keep a private A slice in their own L2 and share B. */
+static void choose_grid(int threads, int64_t mt, int64_t nt, int *tm, int *tn) {
+    int64_t best = -1;
+    for (int a = 1; a <= threads; a++) {
+        if (threads % a) continue;
+        int64_t cost = ceil_div(mt, a) * ceil_div(nt, threads / a);
+        if (best < 0 || cost <= best) best = cost, *tm = a, *tn = threads / a;
+    }
+}
+
+static void gemm_thread(const gemm_ctx *x, int tid, int nth) {
+    const gk_gemm_args *g = x->g;
+    const int mr = x->u->mr, nr = x->u->nr;
+    int tm = x->tm, tn = x->tn;
+    if (nth != x->threads) tm = 1, tn = nth; /* nested region gave a smaller team */
+    const int ti = tid / tn, tj = tid % tn;
+    const int64_t mblock = x->mc * tm;
+
+    for (int64_t jc = 0; jc < g->n; jc += x->nc) {
+        const int64_t nb = min64(x->nc, g->n - jc), npb = ceil_div(nb, nr);
+        for (int64_t pc = 0; pc < g->k; pc += x->kc) {
+            const int64_t kb = min64(x->kc, g->k - pc);
+            const float beta = pc == 0 ? g->beta : 1.0f; /* later blocks accumulate */
+            int64_t lo, hi;
+            split(npb, nth, tid, &lo, &hi);
+            pack_b(g, nr, pc, jc, nb, kb, x->pb, lo, hi);
+#pragma omp barrier
+            for (int64_t ic = 0; ic < g->m; ic += mblock) {
+                const int64_t mb = min64(mblock, g->m - ic), npa = ceil_div(mb, mr);
+                split(npa, nth, tid, &lo, &hi);
+                pack_a(g, mr, ic, pc, mb, kb, x->pa, lo, hi);
+#pragma omp barrier
+                int64_t a0, a1, b0, b1;
+                split(npa, tm, ti, &a0, &a1);
+                split(npb, tn, tj, &b0, &b1);
+                for (int64_t jr = b0; jr < b1; jr++) {
+                    const float *pb = x->pb + jr * nr * kb;
+                    const int nv = (int)min64(nr, nb - jr * nr);
+                    float *cc = g->c + ic + (jc + jr * nr) * g->ldc;
+                    for (int64_t ir = a0; ir < a1; ir++) {
+                        const int mv = (int)min64(mr, mb - ir * mr);
+                        x->u->fn(kb, x->pa + ir * mr * kb, pb, cc + ir * mr, 1, g->ldc, g->alpha,
+                                 beta, mv, nv);
+                    }
+                }
+                /* the next pack overwrites pa (and, after the last block, pb) */
+#pragma omp barrier
+            }
+        }
+    }
+}
+
+static void *alloc64(int64_t floats) {
+    size_t bytes = ((size_t)floats * sizeof(float) + 63) & ~(size_t)63;
+    return aligned_alloc(64, bytes);
+}
+
+gk_status gk_frame_gemm(const gk_gemm_args *g, const gk_ukr_desc *u, gk_blocking blk, int threads) {
+    const int mr = u->mr, nr = u->nr;
+    gemm_ctx x = {.g = g, .u = u};
+
+    /* Even kc blocks (k = 300 with kc = 256 runs 2 x 152, not 256 + 44), rounded to the unroll. */
+    const int64_t kblocks = ceil_div(g->k, blk.kc);
+    x.kc = min64(g->k, ceil_div(ceil_div(g->k, kblocks), 4) * 4);
+    /* A short k leaves cache unused: widen the row and column blocks to keep the same bytes. */
+    x.mc = blk.mc, x.nc = blk.nc;
+    if (x.kc < blk.kc) {
+        x.mc = min64(x.mc * blk.kc / x.kc / mr * mr, 4 * blk.mc);
+        x.nc = min64(x.nc * blk.kc / x.kc / nr * nr, 4 * blk.nc);
+    }
+
+    const int64_t mt = ceil_div(g->m, mr), nt = ceil_div(min64(g->n, x.nc), nr);
+    if (threads > mt * nt) threads = (int)(mt * nt);
+    if (threads < 1) threads = 1;
+    x.threads = threads;
+    choose_grid(threads, mt, nt, &x.tm, &x.tn);
+    /* Row blocks should not be cut finer than the threads that share them. */
+    if (x.mc * x.tm > mt * mr) x.mc = ceil_div(mt, x.tm) * mr;
+
+    const int64_t arows = min64(ceil_div(g->m, mr) * mr, x.mc * x.tm);
+    const int64_t bcols = min64(ceil_div(g->n, nr), ceil_div(x.nc, nr)) * nr;
+    x.pa = alloc64(arows * x.kc);
+    x.pb = alloc64(bcols * x.kc);
+    if (!x.pa || !x.pb) {
+        free(x.pa), free(x.pb);
+        return gk_fail(GK_ERR_OUT_OF_MEMORY,
+                       "gk_sgemm: cannot allocate %lld bytes of packing buffers",
+                       (long long)((arows + bcols) * x.kc * (int64_t)sizeof(float)));
+    }
+    if (threads == 1) {
+        gemm_thread(&x, 0, 1);
+    } else {
+#pragma omp parallel num_threads(threads)
+        gemm_thread(&x, omp_get_thread_num(), omp_get_num_threads());
+    }
+    free(x.pa);
+    free(x.pb);
+    return GK_SUCCESS;
+}
+
+void gk_frame_scale(const gk_gemm_args *g) {
+    const float beta = g->beta;
+    if (beta == 1.0f) return;
+    for (int64_t j = 0; j < g->n; j++) {
+        float *cj = g->c + j * g->ldc;
+        if (beta == 0.0f)
+            memset(cj, 0, (size_t)g->m * sizeof(float));
+        else
+            for (int64_t i = 0; i < g->m; i++)
+                cj[i] *= beta;
+    }
+}

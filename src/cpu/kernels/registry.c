@@ -1,0 +1,41 @@
+/*
+ * registry.c — the single list of CPU micro-kernels, best first. The dispatcher, gk_cpu_get_info
+ * and tests/cpu/test_ukernels.c all read this table; adding a kernel means one line here.
+ */
+#include "cpu/kernels/ukernel.h"
+
+#include <string.h>
+
+#include "cpu/config/cpu.h"
+#include "cpu/frame/frame.h"
+#include "cpu/kernels/kernels.h"
+
+static int always(void) {
+    return 1;
+}
+#if defined(__x86_64__)
+static int usable_avx2(void) {
+    const gk_cpu_features *f = gk_cpu_features_get();
+    return f->has_avx2 && f->has_fma;
+}
+static int usable_avx512(void) {
+    return gk_cpu_features_get()->has_avx512f;
+}
+#endif
+
+const gk_ukr_desc gk_ukr_table[] = {
+#if defined(__x86_64__)
+    {"avx512_32x12", "avx512", 32, 12, gk_ukr_avx512_32x12, usable_avx512, gk_small_gemm_avx512},
+    {"avx2_16x6", "avx2", 16, 6, gk_ukr_avx2_16x6, usable_avx2, gk_small_gemm_avx2},
+#endif
+    {"generic_8x4", "generic", 8, 4, gk_ukr_generic_8x4, always, gk_small_gemm_generic},
+};
+const int gk_ukr_count = (int)(sizeof gk_ukr_table / sizeof gk_ukr_table[0]);
+_Static_assert(sizeof gk_ukr_table / sizeof gk_ukr_table[0] <= GK_UKR_MAX_KERNELS,
+               "raise GK_UKR_MAX_KERNELS");
+
+int gk_ukr_find(const char *name) {
+    for (int i = 0; i < gk_ukr_count; i++)
+        if (strcmp(gk_ukr_table[i].arch, name) == 0) return i;
+    return -1;
+}

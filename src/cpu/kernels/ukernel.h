@@ -1,0 +1,74 @@
+/*
+ * ukernel.h — the one micro-kernel contract of the CPU path and the registry of kernels.
+ *
+ * A micro-kernel computes one MR x NR tile of C:
+ *
+ *     C[0:m_valid, 0:n_valid] = alpha * (Ap * Bp) + beta * C[0:m_valid, 0:n_valid]
+ *
+ *   kc      >= 1, the shared dimension of this block.
+ *   pa      packed A micro-panel: kc columns of MR floats, pa[p * MR + i] = A(i, p); rows past the
+ *           matrix edge are zero. 64-byte aligned in the frame (kernels must not rely on it).
+ *   pb      packed B micro-panel: kc rows of NR floats, pb[p * NR + j] = B(p, j); zero padded.
+ *   c       top-left element of the tile; element (i, j) is c[i * rs_c + j * cs_c].
+ *   beta    BLAS rule: beta == 0 overwrites C without reading it (NaN/Inf in C never leak).
+ *   m_valid, n_valid   1..MR and 1..NR: only this part of the tile is read or written.
+ *
+ * Full tiles with rs_c == 1 write straight to C; every other case computes the tile in
+ * registers, spills it to a local buffer and merges the valid part (gk_ukr_merge), so edge tiles
+ * cost one extra copy and never touch memory outside the valid part.
+ */
+#ifndef GK_CPU_KERNELS_UKERNEL_H
+#define GK_CPU_KERNELS_UKERNEL_H
+
+#include <stdint.h>
+
+typedef void (*gk_ukr_fn)(int64_t kc, const float *pa, const float *pb, float *c, int64_t rs_c,
+                          int64_t cs_c, float alpha, float beta, int m_valid, int n_valid);
+
+/* Most entries the registry may hold (per-kernel tables elsewhere are sized by it). */
+#define GK_UKR_MAX_KERNELS 8
+
+/* Largest MR * NR of any kernel: sizes the local tile buffers. */
+#define GK_UKR_MAX_TILE (32 * 16)
+
+struct gk_gemm_args;
+
+typedef struct gk_ukr_desc {
+    const char *name; /* "avx2_16x6" */
+    const char *arch; /* kernel family: "generic", "avx2", "avx512" */
+    int mr, nr;
+    gk_ukr_fn fn;
+    int (*usable)(void); /* cpuid predicate: 1 when this CPU and OS can run it */
+    void (*small)(const struct gk_gemm_args *g); /* unpacked small path for the same ISA */
+} gk_ukr_desc;
+
+/* The registry, best first: the dispatcher takes the first usable entry; gk_cpu_get_info and
+ * the tests read the same table. The last entry is always the portable generic kernel. */
+extern const gk_ukr_desc gk_ukr_table[];
+extern const int gk_ukr_count;
+
+/* Index of the entry whose arch is `name`, or -1. */
+int gk_ukr_find(const char *name);
+
+/* Reference micro-kernel for any mr x nr (portable C, plain loops): the generic kernel and the
+ * oracle the kernel tests compare against. */
+void gk_ukr_ref(int mr, int nr, int64_t kc, const float *pa, const float *pb, float *c,
+                int64_t rs_c, int64_t cs_c, float alpha, float beta, int m_valid, int n_valid);
+
+/* Merge a computed tile t (column-major, leading dimension ldt, holding A*B without alpha) into
+ * the valid part of C with the contract's alpha/beta rule. */
+static inline void gk_ukr_merge(const float *t, int ldt, float *c, int64_t rs_c, int64_t cs_c,
+                                float alpha, float beta, int m_valid, int n_valid) {
+    for (int j = 0; j < n_valid; j++) {
+        float *cj = c + j * cs_c;
+        const float *tj = t + j * ldt;
+        if (beta == 0.0f)
+            for (int i = 0; i < m_valid; i++)
+                cj[i * rs_c] = alpha * tj[i];
+        else
+            for (int i = 0; i < m_valid; i++)
+                cj[i * rs_c] = alpha * tj[i] + beta * cj[i * rs_c];
+    }
+}
+
+#endif

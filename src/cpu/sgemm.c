@@ -1,0 +1,193 @@
+/*
+ * sgemm.c — the CPU entry points: gk_sgemm, thread count, kernel-family selection and
+ * gk_cpu_get_info.
+ *
+ * Process-wide settings: the environment (GEMMKIT_ARCH, GEMMKIT_NUM_THREADS, OMP_NUM_THREADS,
+ * GEMMKIT_MC/KC/NC, GEMMKIT_VERBOSE) is read once under pthread_once; the API overrides
+ * (gk_set_arch, gk_set_num_threads) are atomics that each call reads once at entry, so a call
+ * never sees a half-applied change and concurrent calls need no lock.
+ */
+#include <omp.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "cpu/config/cpu.h"
+#include "cpu/frame/frame.h"
+#include "cpu/kernels/ukernel.h"
+
+/* Settings fixed at first use. */
+static struct {
+    int kernel;         /* registry index chosen by cpuid or GEMMKIT_ARCH */
+    const char *reason; /* "cpuid" or "GEMMKIT_ARCH" */
+    int threads;        /* default thread count */
+    gk_blocking blk[GK_UKR_MAX_KERNELS];
+} defaults;
+static pthread_once_t defaults_once = PTHREAD_ONCE_INIT;
+
+static atomic_int arch_override = -1;  /* registry index from gk_set_arch, -1: none */
+static atomic_int thread_override = 0; /* from gk_set_num_threads, 0: none */
+
+/* Family names the API accepts; a build may lack some (off x86 only "generic" exists). */
+static const char *const known_arch[] = {"generic", "avx2", "avx512"};
+
+static int known_name(const char *name) {
+    for (size_t i = 0; i < sizeof known_arch / sizeof known_arch[0]; i++)
+        if (strcmp(name, known_arch[i]) == 0) return 1;
+    return 0;
+}
+
+static int env_threads(const char *name) {
+    const char *s = getenv(name);
+    if (!s || !*s) return 0;
+    char *end;
+    long v = strtol(s, &end, 10); /* OMP_NUM_THREADS may be a list "4,2": the first counts */
+    return (end != s && (*end == '\0' || *end == ',') && v > 0 && v <= 4096) ? (int)v : 0;
+}
+
+static void init_defaults(void) {
+    const gk_cpu_features *f = gk_cpu_features_get();
+    const int verbose = getenv("GEMMKIT_VERBOSE") && strcmp(getenv("GEMMKIT_VERBOSE"), "0") != 0;
+
+    defaults.kernel = gk_ukr_count - 1;
+    for (int i = 0; i < gk_ukr_count; i++)
+        if (gk_ukr_table[i].usable()) {
+            defaults.kernel = i;
+            break;
+        }
+    defaults.reason = "cpuid";
+    const char *want = getenv("GEMMKIT_ARCH");
+    if (want && *want && strcmp(want, "auto") != 0) {
+        int idx = gk_ukr_find(want);
+        if (idx >= 0 && gk_ukr_table[idx].usable()) {
+            defaults.kernel = idx;
+            defaults.reason = "GEMMKIT_ARCH";
+        } else if (verbose) {
+            fprintf(stderr, "gemmkit: GEMMKIT_ARCH=%s is %s; using the cpuid choice\n", want,
+                    idx >= 0 || known_name(want) ? "not supported by this CPU/build"
+                                                 : "unknown (generic, avx2, avx512, auto)");
+        }
+    }
+
+    defaults.threads = env_threads("GEMMKIT_NUM_THREADS");
+    if (!defaults.threads) defaults.threads = env_threads("OMP_NUM_THREADS");
+    if (!defaults.threads) defaults.threads = omp_get_num_procs();
+    if (defaults.threads < 1) defaults.threads = 1;
+
+    for (int i = 0; i < gk_ukr_count; i++)
+        defaults.blk[i] = gk_cpu_blocking(f, gk_ukr_table[i].mr, gk_ukr_table[i].nr);
+
+    if (verbose) {
+        const gk_ukr_desc *u = &gk_ukr_table[defaults.kernel];
+        const gk_blocking *b = &defaults.blk[defaults.kernel];
+        fprintf(stderr,
+                "gemmkit: cpu \"%s\" (%s) avx2=%d fma=%d avx512f=%d; L1d=%lld L2=%lld L3=%lld\n"
+                "gemmkit: kernel %s (%s), mr=%d nr=%d mc=%lld kc=%lld nc=%lld, threads=%d\n",
+                f->brand, f->vendor, f->has_avx2, f->has_fma, f->has_avx512f,
+                (long long)f->l1d_bytes, (long long)f->l2_bytes, (long long)f->l3_bytes, u->name,
+                defaults.reason, u->mr, u->nr, (long long)b->mc, (long long)b->kc, (long long)b->nc,
+                defaults.threads);
+    }
+}
+
+static void ensure_defaults(void) {
+    pthread_once(&defaults_once, init_defaults);
+}
+
+/* The kernel a call made now uses, and why. */
+static int current_kernel(const char **reason) {
+    ensure_defaults();
+    int idx = atomic_load_explicit(&arch_override, memory_order_relaxed);
+    if (idx >= 0) {
+        if (reason) *reason = "gk_set_arch";
+        return idx;
+    }
+    if (reason) *reason = defaults.reason;
+    return defaults.kernel;
+}
+
+gk_status gk_set_num_threads(int n) {
+    gk_clear_error();
+    if (n < 0) return gk_fail(GK_ERR_INVALID_VALUE, "gk_set_num_threads: n=%d is negative", n);
+    atomic_store(&thread_override, n);
+    return GK_SUCCESS;
+}
+
+int gk_get_num_threads(void) {
+    ensure_defaults();
+    int n = atomic_load_explicit(&thread_override, memory_order_relaxed);
+    return n > 0 ? n : defaults.threads;
+}
+
+gk_status gk_set_arch(const char *name) {
+    gk_clear_error();
+    ensure_defaults();
+    if (!name || strcmp(name, "auto") == 0) {
+        atomic_store(&arch_override, -1);
+        return GK_SUCCESS;
+    }
+    int idx = gk_ukr_find(name);
+    if (idx < 0 && !known_name(name))
+        return gk_fail(GK_ERR_INVALID_VALUE,
+                       "gk_set_arch: name=\"%s\" is not generic, avx2, avx512 or auto", name);
+    if (idx < 0)
+        return gk_fail(GK_ERR_UNSUPPORTED,
+                       "gk_set_arch: name=\"%s\" is not built for this architecture", name);
+    if (!gk_ukr_table[idx].usable())
+        return gk_fail(GK_ERR_UNSUPPORTED, "gk_set_arch: name=\"%s\": this CPU or OS lacks it",
+                       name);
+    atomic_store(&arch_override, idx);
+    return GK_SUCCESS;
+}
+
+gk_status gk_cpu_get_info(gk_cpu_info *info) {
+    gk_clear_error();
+    if (!info) return gk_fail(GK_ERR_NULL_POINTER, "gk_cpu_get_info: info is NULL");
+    const gk_cpu_features *f = gk_cpu_features_get();
+    const char *reason;
+    const int idx = current_kernel(&reason);
+    const gk_ukr_desc *u = &gk_ukr_table[idx];
+    memset(info, 0, sizeof *info);
+    snprintf(info->vendor, sizeof info->vendor, "%s", f->vendor);
+    snprintf(info->brand, sizeof info->brand, "%s", f->brand);
+    info->has_avx2 = f->has_avx2;
+    info->has_fma = f->has_fma;
+    info->has_avx512f = f->has_avx512f;
+    snprintf(info->arch, sizeof info->arch, "%s", u->arch);
+    snprintf(info->arch_reason, sizeof info->arch_reason, "%s", reason);
+    info->mr = u->mr;
+    info->nr = u->nr;
+    info->mc = defaults.blk[idx].mc;
+    info->kc = defaults.blk[idx].kc;
+    info->nc = defaults.blk[idx].nc;
+    info->l1d_bytes = f->l1d_bytes;
+    info->l2_bytes = f->l2_bytes;
+    info->l3_bytes = f->l3_bytes;
+    info->threads = gk_get_num_threads();
+    return GK_SUCCESS;
+}
+
+gk_status gk_sgemm(gk_layout layout, gk_trans transa, gk_trans transb, int64_t m, int64_t n,
+                   int64_t k, float alpha, const float *a, int64_t lda, const float *b, int64_t ldb,
+                   float beta, float *c, int64_t ldc) {
+    gk_clear_error();
+    gk_gemm_args g;
+    gk_status s = gk_check_gemm("gk_sgemm", layout, transa, transb, m, n, k, alpha, a, lda, b, ldb,
+                                beta, c, ldc, &g);
+    if (s != GK_SUCCESS) return s;
+    if (g.m == 0 || g.n == 0) return GK_SUCCESS;
+    if (gk_gemm_is_scale_only(&g)) {
+        gk_frame_scale(&g);
+        return GK_SUCCESS;
+    }
+    const int idx = current_kernel(NULL);
+    const gk_ukr_desc *u = &gk_ukr_table[idx];
+    if (gk_small_wanted(&g)) {
+        u->small(&g);
+        return GK_SUCCESS;
+    }
+    return gk_frame_gemm(&g, u, defaults.blk[idx], gk_get_num_threads());
+}
