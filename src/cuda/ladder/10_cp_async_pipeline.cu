@@ -1,0 +1,17 @@
+/*
+ * 10_cp_async_pipeline.cu — ladder step 10: the shared-memory tiles are filled by cp.async
+ * (sm_80+), which copies global memory straight into shared memory without a register round trip
+ * and lets STAGES-1 k-tiles be in flight while one is consumed; step 09 needed registers to stage
+ * its prefetch and had only one tile in flight. Edge tiles use the same code: out-of-range
+ * elements are copied with src-size 0 and arrive as zeros. The kernel template (shared with steps
+ * 11 and 13) is in 10_cp_async_pipeline.cuh; this step runs it as 128x128x8, 3 stages, 256
+ * threads, 8x8 outputs per thread, plain row-major block order.
+ * Measured on H100: TODO(lead) — see bench/results/ for the run that measured this step, if any.
+ */
+#include "cuda/ladder/10_cp_async_pipeline.cuh"
+
+using Step10 = gk_pipe::Config<128, 128, 8, 32, 64, 4, 3, 2>;
+
+cudaError_t gk_ladder_10_cp_async_pipeline(const gk_rm_problem &p, cudaStream_t s) {
+    return gk_pipe::launch<Step10>(p, 1, s);
+}

@@ -1,0 +1,262 @@
+/*
+ * 10_cp_async_pipeline.cuh — the templated SIMT SGEMM kernel shared by ladder steps 10, 11 and 13,
+ * plus the guarded C epilogue and cp.async tile loaders that steps 12 and 14 reuse.
+ *
+ * Structure (one thread block computes a BM x BN tile of C):
+ *   - STAGES shared-memory stages filled by cp.async: STAGES-1 k-tiles are in flight while one is
+ *     consumed, and the copies never pass through registers. Out-of-range elements are copied with
+ *     src-size 0 (zero fill), so edge tiles run the same code as interior tiles.
+ *   - A is stored transposed (k-major, rows padded by 4 floats so the 4-byte transposing copies of
+ *     one warp hit 32 distinct banks); B is stored as is. A thread's fragments are then contiguous
+ *     and read with 128-bit shared loads.
+ *   - Warp tile WM x WN; lanes form a WTR x (32/WTR) grid, each lane owns (WM/WTR) x (WN/WTC)
+ *     outputs as 4x4 blocks strided across the warp tile, so each 128-bit fragment read by a
+ *     quarter-warp is either one broadcast address or 8 consecutive vectors (conflict-free).
+ *   - Fragments are double-buffered in registers: the reads for k+1 are issued before the FMAs of
+ *     k; one barrier per k-tile.
+ *   - Blocks are rasterised in groups of `group_m` tile rows so concurrently running blocks share
+ *     A and B panels in L2 (group_m == 1 is plain row-major order).
+ * All index arithmetic that can exceed 2^31 (rows * ld) is 64-bit.
+ */
+#ifndef GK_CUDA_LADDER_10_CP_ASYNC_PIPELINE_CUH
+#define GK_CUDA_LADDER_10_CP_ASYNC_PIPELINE_CUH
+
+#include "cuda/ladder/ladder.cuh"
+#include "cuda/ptx/common.cuh"
+#include "cuda/ptx/ptx.cuh"
+
+namespace gk_pipe {
+
+/* C(row, col..col+3) = alpha * v + beta * C for an in-range row and col; 128-bit when vec_c (C
+ * allows float4 rows, gk_vec_ok) and the four columns are inside C, guarded scalars otherwise. */
+__device__ __forceinline__ void store_c4(const gk_rm_problem &p, int64_t row, int64_t col, float4 v,
+                                         bool vec_c) {
+    float *c = p.c + row * p.ldc;
+    if (vec_c)
+        gk_store4<true>(c, col, p.n, v, p.alpha, p.beta);
+    else
+        gk_store4<false>(c, col, p.n, v, p.alpha, p.beta);
+}
+
+/* Guarded scalar form: out-of-range (row, col) are skipped. */
+__device__ __forceinline__ void store_c1(const gk_rm_problem &p, int64_t row, int64_t col,
+                                         float v) {
+    if (row < p.m && col < p.n) gk_store(p.c, row * p.ldc + col, v, p.alpha, p.beta);
+}
+
+/* Origin of this block's BM x BN tile of C for a 1-D grid of ceil(m/BM)*ceil(n/BN) blocks, visited
+ * in groups of group_m tile rows (column by column inside a group), so the blocks running at the
+ * same time share a few A row-panels and B column-panels in L2. group_m == 1: row-major order. */
+__device__ __forceinline__ void block_origin(const gk_rm_problem &p, int bm, int bn, int group_m,
+                                             int64_t *m0, int64_t *n0) {
+    const int64_t tiles_m = gk_ceil_div(p.m, bm), tiles_n = gk_ceil_div(p.n, bn);
+    const int64_t pid = blockIdx.x, in_group = (int64_t)group_m * tiles_n;
+    const int64_t first_m = pid / in_group * group_m;
+    const int64_t gsize = tiles_m - first_m < group_m ? tiles_m - first_m : group_m;
+    *m0 = (first_m + (pid % in_group) % gsize) * bm;
+    *n0 = (pid % in_group) / gsize * bn;
+}
+
+/* Copy a ROWS x COLS tile of a row-major matrix (rows0/cols0: its origin; nrows/ncols: the
+ * matrix's extent; ld) into shared memory at `dst` with row stride DST_LD floats, zero-filling
+ * whatever lies outside the matrix. VEC: 16-byte copies (matrix gk_vec_ok), else 4-byte copies. */
+template <int ROWS, int COLS, int DST_LD, int THREADS, bool VEC>
+__device__ __forceinline__ void load_tile(uint32_t dst, const float *g, int64_t ld, int64_t row0,
+                                          int64_t col0, int64_t nrows, int64_t ncols, int tid) {
+    constexpr int W = VEC ? 4 : 1;
+    constexpr int PER_ROW = COLS / W;
+    static_assert(COLS % W == 0 && (ROWS * PER_ROW) % THREADS == 0, "tile not evenly divided");
+#pragma unroll
+    for (int i = 0; i < ROWS * PER_ROW / THREADS; ++i) {
+        const int e = tid + i * THREADS;
+        const int r = e / PER_ROW, c = (e % PER_ROW) * W;
+        const int64_t gr = row0 + r, gc = col0 + c;
+        int64_t left = ncols - gc; /* elements of this row still inside the matrix */
+        left = gr < nrows ? (left < 0 ? 0 : (left > W ? W : left)) : 0;
+        const float *src = left ? g + gr * ld + gc : g; /* never form a wild address */
+        const uint32_t d = dst + (uint32_t)(r * DST_LD + c) * 4u;
+        if (VEC)
+            gk_ptx::cp_async_16(d, src, (uint32_t)left * 4u);
+        else
+            gk_ptx::cp_async_4(d, src, (uint32_t)left * 4u);
+    }
+}
+
+/* Tile configuration. MIN_BLOCKS is the occupancy promised to ptxas via __launch_bounds__. */
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int WTR_, int STAGES_, int MIN_BLOCKS_>
+struct Config {
+    static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, STAGES = STAGES_;
+    static constexpr int MIN_BLOCKS = MIN_BLOCKS_;
+    static constexpr int WTR = WTR_, WTC = 32 / WTR_;  /* lane grid of a warp */
+    static constexpr int TM = WM / WTR, TN = WN / WTC; /* outputs per lane */
+    static constexpr int THREADS = (BM / WM) * (BN / WN) * 32;
+    static constexpr int A_LD = BM + 4;
+    static constexpr int A_STAGE = BK * A_LD, B_STAGE = BK * BN; /* floats */
+    static constexpr int SMEM_BYTES = STAGES * (A_STAGE + B_STAGE) * 4;
+    static_assert(BM % WM == 0 && BN % WN == 0 && WM % (4 * WTR) == 0 && WN % (4 * WTC) == 0,
+                  "warp/lane tiling must divide the block tile");
+    static_assert(THREADS % BK == 0 && (BM * BK) % THREADS == 0, "A copy mapping");
+    static_assert(STAGES >= 2, "a pipeline needs at least two stages");
+};
+
+template <class C, bool VEC_B>
+__global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
+    sgemm_pipeline(const gk_rm_problem p, const int group_m, const bool vec_c) {
+    extern __shared__ __align__(16) float smem[];
+    constexpr int BM = C::BM, BN = C::BN, BK = C::BK, S = C::STAGES;
+    constexpr int TM = C::TM, TN = C::TN;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+
+    int64_t m0, n0;
+    block_origin(p, BM, BN, group_m, &m0, &n0);
+
+    const uint32_t sa = gk_ptx::smem_addr(smem);
+    const uint32_t sb = sa + S * C::A_STAGE * 4;
+
+    /* A copies: this thread always copies column ak of the k-tile, rows ar + i * A_STEP. */
+    constexpr int A_STEP = C::THREADS / BK, A_ITERS = BM * BK / C::THREADS;
+    const int ak = tid % BK, ar = tid / BK;
+    const float *a_src = p.a + (m0 + ar) * p.lda + ak;
+    uint32_t a_rows_ok = 0; /* bit i: row ar + i*A_STEP exists */
+#pragma unroll
+    for (int i = 0; i < A_ITERS; ++i)
+        a_rows_ok |= (uint32_t)(m0 + ar + i * A_STEP < p.m) << i;
+    const uint32_t a_dst = sa + (uint32_t)(ak * C::A_LD + ar) * 4u;
+
+    /* B copies: this thread always copies columns bc..bc+BW-1 of the tile, rows br + i * B_STEP;
+     * the column test is made once, only the k test changes from tile to tile. */
+    constexpr int BW = VEC_B ? 4 : 1, B_PER_ROW = BN / BW, B_STEP = C::THREADS / B_PER_ROW;
+    constexpr int B_ITERS = BK > B_STEP ? BK / B_STEP : 1; /* B_STEP > BK: some threads idle */
+    static_assert(C::THREADS % B_PER_ROW == 0 && (BK % B_STEP == 0 || B_STEP % BK == 0),
+                  "B copy mapping");
+    const int br = tid / B_PER_ROW, bc = (tid % B_PER_ROW) * BW;
+    const int64_t b_left = p.n - (n0 + bc);
+    const uint32_t b_bytes = 4u * (uint32_t)(b_left < 0 ? 0 : (b_left > BW ? BW : b_left));
+    const float *b_src = p.b + br * p.ldb + n0 + bc;
+    const uint32_t b_dst = sb + (uint32_t)(br * BN + bc) * 4u;
+
+    const int64_t ktiles = gk_ceil_div(p.k, BK);
+    auto load_stage = [&](int64_t kt, int stage) {
+        const int64_t k_left = p.k - kt * BK; /* rows of this k-tile inside A's columns / B */
+        const float *a = a_src + kt * BK;
+#pragma unroll
+        for (int i = 0; i < A_ITERS; ++i) {
+            const bool ok = ak < k_left && ((a_rows_ok >> i) & 1u);
+            gk_ptx::cp_async_4(a_dst + (uint32_t)(stage * C::A_STAGE + i * A_STEP) * 4u,
+                               ok ? a + (int64_t)i * A_STEP * p.lda : p.a, ok ? 4u : 0u);
+        }
+        const float *b = b_src + kt * BK * p.ldb;
+#pragma unroll
+        for (int i = 0; i < B_ITERS; ++i) {
+            if (B_STEP > BK && br >= BK) break;
+            const bool ok = br + i * B_STEP < k_left && b_bytes;
+            const uint32_t d = b_dst + (uint32_t)(stage * C::B_STAGE + i * B_STEP * BN) * 4u;
+            const float *src = ok ? b + (int64_t)i * B_STEP * p.ldb : p.b;
+            if (VEC_B)
+                gk_ptx::cp_async_16(d, src, ok ? b_bytes : 0u);
+            else
+                gk_ptx::cp_async_4(d, src, ok ? b_bytes : 0u);
+        }
+    };
+
+    /* Lane's fragment origins inside a stage. */
+    const int wm = (warp / (BN / C::WN)) * C::WM, wn = (warp % (BN / C::WN)) * C::WN;
+    const int tr = lane / C::WTC, tc = lane % C::WTC;
+    const uint32_t a_frag = sa + (uint32_t)(wm + tr * 4) * 4u;
+    const uint32_t b_frag = sb + (uint32_t)(wn + tc * 4) * 4u;
+
+    float acc[TM][TN];
+#pragma unroll
+    for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j)
+            acc[i][j] = 0.0f;
+
+#pragma unroll
+    for (int s = 0; s < S - 1; ++s) {
+        if (s < ktiles) load_stage(s, s);
+        gk_ptx::cp_async_commit();
+    }
+    gk_ptx::cp_async_wait<S - 2>();
+    __syncthreads();
+
+    float fa[2][TM], fb[2][TN];
+    auto load_frag = [&](int buf, int stage, int kk) {
+        const uint32_t a = a_frag + (uint32_t)(stage * C::A_STAGE + kk * C::A_LD) * 4u;
+        const uint32_t b = b_frag + (uint32_t)(stage * C::B_STAGE + kk * BN) * 4u;
+#pragma unroll
+        for (int i = 0; i < TM / 4; ++i) {
+            const float4 v = gk_ptx::ld_shared_v4(a + i * C::WTR * 16);
+            fa[buf][4 * i] = v.x, fa[buf][4 * i + 1] = v.y;
+            fa[buf][4 * i + 2] = v.z, fa[buf][4 * i + 3] = v.w;
+        }
+#pragma unroll
+        for (int j = 0; j < TN / 4; ++j) {
+            const float4 v = gk_ptx::ld_shared_v4(b + j * C::WTC * 16);
+            fb[buf][4 * j] = v.x, fb[buf][4 * j + 1] = v.y;
+            fb[buf][4 * j + 2] = v.z, fb[buf][4 * j + 3] = v.w;
+        }
+    };
+
+    int rd = 0, wr = S - 1; /* stage read now, stage written next */
+    load_frag(0, 0, 0);
+    for (int64_t kt = 0; kt < ktiles; ++kt) {
+#pragma unroll
+        for (int kk = 0; kk < BK; ++kk) {
+            if (kk == BK - 1) {
+                /* Everyone has read stage rd (its last fragments are in registers); make tile
+                 * kt+1 visible before the next fragment read crosses into it. */
+                gk_ptx::cp_async_wait<S - 2>();
+                __syncthreads();
+                rd = rd + 1 == S ? 0 : rd + 1;
+            }
+            load_frag((kk + 1) & 1, rd, (kk + 1) % BK);
+            if (kk == 0) {
+                /* Refill the stage everyone finished reading before the previous barrier. */
+                if (kt + S - 1 < ktiles) load_stage(kt + S - 1, wr);
+                gk_ptx::cp_async_commit();
+                wr = wr + 1 == S ? 0 : wr + 1;
+            }
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j)
+                    acc[i][j] += fa[kk & 1][i] * fb[kk & 1][j];
+        }
+    }
+    gk_ptx::cp_async_wait<0>();
+
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const int64_t row = m0 + wm + (i / 4) * C::WTR * 4 + tr * 4 + i % 4;
+        if (row >= p.m) continue;
+#pragma unroll
+        for (int j = 0; j < TN / 4; ++j) {
+            const int64_t col = n0 + wn + j * C::WTC * 4 + tc * 4;
+            if (col < p.n)
+                store_c4(p, row, col,
+                         make_float4(acc[i][4 * j], acc[i][4 * j + 1], acc[i][4 * j + 2],
+                                     acc[i][4 * j + 3]),
+                         vec_c);
+        }
+    }
+}
+
+/* Launch configuration C on p (16-byte B copies when B allows them). */
+template <class C> cudaError_t launch(const gk_rm_problem &p, int group_m, cudaStream_t s) {
+    const int64_t tiles = gk_ceil_div(p.m, C::BM) * gk_ceil_div(p.n, C::BN);
+    if (tiles > 0x7fffffff) return cudaErrorInvalidValue;
+    const bool vec_b = gk_vec_ok(p.b, p.ldb), vec_c = gk_vec_ok(p.c, p.ldc);
+    auto kern = vec_b ? sgemm_pipeline<C, true> : sgemm_pipeline<C, false>;
+    if (C::SMEM_BYTES > 48 * 1024) {
+        const cudaError_t e =
+            cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM_BYTES);
+        if (e != cudaSuccess) return e;
+    }
+    kern<<<(unsigned)tiles, C::THREADS, C::SMEM_BYTES, s>>>(p, group_m, vec_c);
+    return cudaGetLastError();
+}
+
+} // namespace gk_pipe
+
+#endif

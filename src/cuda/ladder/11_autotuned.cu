@@ -1,0 +1,65 @@
+/*
+ * 11_autotuned.cu — ladder step 11: step 10's kernel template instantiated for several tile
+ * configurations (11_autotuned_configs.h), one chosen per problem. On the GPU the table was
+ * measured on (GK_AUTOTUNE_TABLE_SM) a non-empty table decides; elsewhere, or while the table is
+ * empty, a heuristic does: the configuration with the largest block tile whose block count still
+ * covers every SM once (small problems get small tiles and keep the whole GPU busy, large ones
+ * get the tiles with the most FFMA per shared load), ties to the lower id; if none covers the SMs,
+ * the configuration with the smallest tile.
+ * Measured on H100: TODO(lead) — see bench/results/ for the run that measured this step, if any.
+ */
+#include "cuda/ladder/10_cp_async_pipeline.cuh"
+#include "cuda/ladder/11_autotuned_configs.h"
+
+namespace {
+
+struct Choice {
+    int bm, bn, group_m;
+    cudaError_t (*launch)(const gk_rm_problem &, int, cudaStream_t);
+};
+
+#define GK_CHOICE(id, bm, bn, bk, wm, wn, wtr, st, mb, g)                                          \
+    {bm, bn, g, gk_pipe::launch<gk_pipe::Config<bm, bn, bk, wm, wn, wtr, st, mb>>},
+const Choice choices[] = {GK_AUTOTUNE_CONFIGS(GK_CHOICE)};
+#undef GK_CHOICE
+constexpr int n_choices = (int)(sizeof choices / sizeof choices[0]);
+
+struct Row {
+    long long max_mn;
+    int id;
+};
+const Row table[] = {GK_AUTOTUNE_TABLE};
+
+int heuristic(const gk_rm_problem &p, int sms) {
+    int best = -1, smallest = 0;
+    for (int i = 0; i < n_choices; ++i) {
+        const Choice &c = choices[i];
+        if (c.bm * c.bn < choices[smallest].bm * choices[smallest].bn) smallest = i;
+        const int64_t blocks = gk_ceil_div(p.m, c.bm) * gk_ceil_div(p.n, c.bn);
+        if (blocks >= sms && (best < 0 || c.bm * c.bn > choices[best].bm * choices[best].bn))
+            best = i;
+    }
+    return best >= 0 ? best : smallest;
+}
+
+} // namespace
+
+cudaError_t gk_ladder_11_autotuned(const gk_rm_problem &p, cudaStream_t s) {
+    int dev = 0, sms = 0, major = 0, minor = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+    if (e != cudaSuccess) return e;
+    int id = -1;
+    if (major * 10 + minor == GK_AUTOTUNE_TABLE_SM)
+        for (const Row &r : table)
+            if (r.id >= 0 && p.m * p.n <= r.max_mn) {
+                id = r.id;
+                break;
+            }
+    if (id < 0 || id >= n_choices) id = heuristic(p, sms);
+    return choices[id].launch(p, choices[id].group_m, s);
+}

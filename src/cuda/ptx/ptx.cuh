@@ -1,0 +1,107 @@
+/*
+ * ptx.cuh — inline-PTX wrappers used by the fast ladder steps (10-14): asynchronous global->shared
+ * copies (cp.async, sm_80+), explicit vector forms of global/shared loads and stores, and the TF32
+ * tensor-core instructions (cvt.rna.tf32.f32, mma.sync m16n8k8). Writing these in PTX fixes the
+ * exact instruction (width, cache operator, predication by src-size) instead of hoping the
+ * compiler picks it; shared-memory operands are 32-bit shared-window addresses.
+ */
+#ifndef GK_CUDA_PTX_PTX_CUH
+#define GK_CUDA_PTX_PTX_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+namespace gk_ptx {
+
+/* Shared-window address of a shared-memory pointer (what ld/st.shared and cp.async take). */
+__device__ __forceinline__ uint32_t smem_addr(const void *p) {
+    return (uint32_t)__cvta_generic_to_shared(p);
+}
+
+/* Copy `src_bytes` (0 or 4) bytes to shared memory asynchronously, zero-filling the rest of the
+ * 4-byte destination: src_bytes == 0 turns an out-of-bounds element into a zero without a branch.
+ * Cached in L1 (.ca) because neighbouring threads read the same 32-byte sectors. */
+__device__ __forceinline__ void cp_async_4(uint32_t dst, const float *src, uint32_t src_bytes) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(src_bytes));
+}
+
+/* 16-byte variant (src and dst 16-byte aligned); src_bytes in 0..16, the tail is zero-filled, so a
+ * partial vector at the right edge of a matrix needs no scalar fallback. Bypasses L1 (.cg). */
+__device__ __forceinline__ void cp_async_16(uint32_t dst, const float *src, uint32_t src_bytes) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
+                 "r"(src_bytes));
+}
+
+__device__ __forceinline__ void cp_async_commit() {
+    asm volatile("cp.async.commit_group;\n" ::);
+}
+
+/* Wait until at most N committed groups are still in flight. */
+template <int N> __device__ __forceinline__ void cp_async_wait() {
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N));
+}
+
+/* 128-bit read-only (non-coherent, texture path) global load; p must be 16-byte aligned. */
+__device__ __forceinline__ float4 ld_global_nc_v4(const float *p) {
+    float4 v;
+    asm volatile("ld.global.nc.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                 : "l"(p));
+    return v;
+}
+
+__device__ __forceinline__ float ld_global_nc_f32(const float *p) {
+    float v;
+    asm volatile("ld.global.nc.f32 %0, [%1];\n" : "=f"(v) : "l"(p));
+    return v;
+}
+
+__device__ __forceinline__ void st_shared_v4(uint32_t addr, float4 v) {
+    asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "f"(v.x), "f"(v.y),
+                 "f"(v.z), "f"(v.w));
+}
+
+__device__ __forceinline__ void st_shared_f32(uint32_t addr, float v) {
+    asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(addr), "f"(v));
+}
+
+/* Not volatile: these only read shared memory written before a barrier, so the compiler may
+ * schedule them freely (hoisting them is what register double-buffering relies on); the
+ * "memory" clobber of __syncthreads keeps them on the right side of barriers. */
+__device__ __forceinline__ float4 ld_shared_v4(uint32_t addr) {
+    float4 v;
+    asm("ld.shared.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+        : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+        : "r"(addr)
+        : "memory");
+    return v;
+}
+
+__device__ __forceinline__ float ld_shared_f32(uint32_t addr) {
+    float v;
+    asm("ld.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(addr) : "memory");
+    return v;
+}
+
+/* Round an FP32 value to TF32 (10-bit mantissa, round to nearest, ties away): the operand format
+ * of the TF32 mma. Returned as the 32-bit pattern the mma expects. */
+__device__ __forceinline__ uint32_t cvt_rna_tf32(float x) {
+    uint32_t r;
+    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+    return r;
+}
+
+/* d = a * b + d for one 16x8x8 tile: a is 16x8 (row-major fragment, 4 regs), b is 8x8 (column
+ * fragment, 2 regs), d is 16x8 FP32 (4 regs). Fragment layouts: PTX ISA, "mma.m16n8k8 .tf32". */
+__device__ __forceinline__ void mma_m16n8k8_tf32(float d[4], const uint32_t a[4],
+                                                 const uint32_t b[2]) {
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+                 "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+} // namespace gk_ptx
+
+#endif
