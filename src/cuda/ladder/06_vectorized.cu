@@ -1,0 +1,98 @@
+/*
+ * 06_vectorized.cu — ladder step 6: 16-byte accesses everywhere. Same 128x128x8 block tile and
+ * 8x8 outputs per thread as step 5, but each thread fetches its part of the A and B tiles with one
+ * float4 load each, the A tile is stored transposed in shared memory (k-major), and the register
+ * fragments are read with float4 shared loads; C is written with float4 stores.
+ *
+ * What it adds over step 5: 4x fewer global load and store instructions, and since the transposed
+ * A tile makes a thread's 8 A values contiguous, 4 LDS.128 replace 16 LDS.32 per k. Vector paths
+ * need proven alignment: the launcher picks VEC = true only when A, B and C start 16-byte aligned
+ * and lda, ldb, ldc are multiples of 4; otherwise (and for partial vectors at the edges) the same
+ * kernel uses scalar accesses. Known leftovers, fixed in step 7: the transposed stores of A
+ * conflict 2-way, and so do the B fragment reads (a thread's 8 columns are 32 bytes apart from
+ * its neighbour's, so a quarter-warp spans 256 bytes).
+ *
+ * Measured on H100: see docs/ladder.md / bench/results (filled in from the lead's H100 run).
+ */
+#include "cuda/ladder/ladder.cuh"
+#include "cuda/ptx/common.cuh"
+
+namespace {
+
+constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8;
+constexpr int THREADS = (BM / TM) * (BN / TN); /* 256 */
+static_assert(BM * BK == 4 * THREADS && BK * BN == 4 * THREADS, "one float4 of A and B each");
+
+template <bool VEC>
+__global__ void __launch_bounds__(THREADS, 2) vectorized_kernel(gk_rm_problem p) {
+    alignas(16) __shared__ float as[BK][BM]; /* A tile transposed: [k][row of C] */
+    alignas(16) __shared__ float bs[BK][BN]; /* [k][column of C] */
+
+    const int tid = threadIdx.x;
+    const int64_t row0 = (int64_t)blockIdx.y * BM, col0 = (int64_t)blockIdx.x * BN;
+    const int mr = (int)min(p.m - row0, (int64_t)BM), nr = (int)min(p.n - col0, (int64_t)BN);
+    const int tr = (tid / (BN / TN)) * TM, tc = (tid % (BN / TN)) * TN;
+    /* Load map: A row la_r, k columns la_c..+3; B k row lb_r, columns lb_c..+3 (a warp reads one
+     * 512-byte row segment of B). */
+    const int la_r = tid / (BK / 4), la_c = (tid % (BK / 4)) * 4;
+    const int lb_r = tid / (BN / 4), lb_c = (tid % (BN / 4)) * 4;
+    const bool la_ok = la_r < mr;
+    const float *a = p.a + (la_ok ? (row0 + la_r) * p.lda : 0);
+    const float *b = p.b + (int64_t)lb_r * p.ldb + col0;
+    const int64_t b_tile = BK * p.ldb;
+
+    float acc[TM][TN] = {};
+    for (int64_t k0 = 0; k0 < p.k; k0 += BK, b += b_tile) {
+        const float4 va = la_ok ? gk_load4<VEC>(a, k0 + la_c, p.k) : make_float4(0, 0, 0, 0);
+        as[la_c + 0][la_r] = va.x;
+        as[la_c + 1][la_r] = va.y;
+        as[la_c + 2][la_r] = va.z;
+        as[la_c + 3][la_r] = va.w;
+        const float4 vb = k0 + lb_r < p.k ? gk_load4<VEC>(b, lb_c, nr) : make_float4(0, 0, 0, 0);
+        *reinterpret_cast<float4 *>(&bs[lb_r][lb_c]) = vb;
+        __syncthreads();
+#pragma unroll
+        for (int kk = 0; kk < BK; ++kk) {
+            alignas(16) float fa[TM];
+            alignas(16) float fb[TN];
+#pragma unroll
+            for (int i = 0; i < TM; i += 4)
+                *reinterpret_cast<float4 *>(&fa[i]) =
+                    *reinterpret_cast<const float4 *>(&as[kk][tr + i]);
+#pragma unroll
+            for (int j = 0; j < TN; j += 4)
+                *reinterpret_cast<float4 *>(&fb[j]) =
+                    *reinterpret_cast<const float4 *>(&bs[kk][tc + j]);
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j)
+                    acc[i][j] += fa[i] * fb[j];
+        }
+        __syncthreads();
+    }
+
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        if (tr + i >= mr) break;
+        float *c = p.c + (row0 + tr + i) * p.ldc + col0;
+#pragma unroll
+        for (int j = 0; j < TN; j += 4)
+            gk_store4<VEC>(c, tc + j, nr,
+                           make_float4(acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]),
+                           p.alpha, p.beta);
+    }
+}
+
+} // namespace
+
+cudaError_t gk_ladder_06_vectorized(const gk_rm_problem &p, cudaStream_t s) {
+    return gk_for_row_chunks(p, BM, [&](const gk_rm_problem &q) {
+        const dim3 grid((unsigned)gk_ceil_div(q.n, BN), (unsigned)gk_ceil_div(q.m, BM));
+        if (gk_vec_ok(q))
+            vectorized_kernel<true><<<grid, THREADS, 0, s>>>(q);
+        else
+            vectorized_kernel<false><<<grid, THREADS, 0, s>>>(q);
+        return cudaGetLastError();
+    });
+}
