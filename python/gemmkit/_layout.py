@@ -1,0 +1,65 @@
+"""How a strided 2-D float32 array maps onto a BLAS operand without copying.
+
+A matrix whose elements are contiguous along rows (unit column stride) is a row-major operand
+with leading dimension = row stride; contiguous along columns, a column-major one. Reading a
+row-major array as column-major gives its transpose, so an operand stored in the other order than
+the call's layout is passed transposed. Shared by the CPU (numpy) and CUDA (device array) paths.
+"""
+from collections import namedtuple
+
+ROW, COL = 101, 102  # gk_layout
+NO_TRANS, TRANS = 111, 112  # gk_trans
+ITEM = 4  # bytes per float32
+
+Operand = namedtuple("Operand", "ptr shape strides")  # strides in bytes
+
+
+def orders(op):
+    """{layout: leading dimension} for every layout the operand can be read in as it is.
+
+    A dimension of extent 1 has no meaningful stride, and an empty matrix is never read, so both
+    are given the smallest leading dimension BLAS accepts."""
+    (r, c), (s0, s1) = op.shape, op.strides
+    if r == 0 or c == 0:
+        return {ROW: max(1, c), COL: max(1, r)}
+    if op.ptr % ITEM:
+        return {}
+    found = {}
+    if (c == 1 or s1 == ITEM) and (r == 1 or (s0 % ITEM == 0 and s0 // ITEM >= c)):
+        found[ROW] = s0 // ITEM if r > 1 else c
+    if (r == 1 or s0 == ITEM) and (c == 1 or (s1 % ITEM == 0 and s1 // ITEM >= r)):
+        found[COL] = s1 // ITEM if c > 1 else r
+    return found
+
+
+def output_layout(c):
+    """Layout and ldc for writing C in place, or None when C must go through a temporary."""
+    found = orders(c)
+    for layout in (ROW, COL):
+        if layout in found:
+            return layout, found[layout]
+    return None
+
+
+def operand_args(op, layout, transposed):
+    """(gk_trans, ld) for passing `op` (op() applied when `transposed`) in a `layout` call, or
+    None when its strides fit neither order and it must be copied."""
+    found = orders(op)
+    if layout in found:
+        return (TRANS if transposed else NO_TRANS), found[layout]
+    other = COL if layout == ROW else ROW
+    if other in found:
+        return (NO_TRANS if transposed else TRANS), found[other]
+    return None
+
+
+def gemm_shape(a_shape, b_shape, trans_a, trans_b):
+    """(m, n, k) of op(A) @ op(B), or ValueError naming the mismatch."""
+    if len(a_shape) != 2 or len(b_shape) != 2:
+        raise ValueError(f"gemmkit: a and b must be 2-D (got {len(a_shape)}-D and "
+                         f"{len(b_shape)}-D)")
+    m, k = (a_shape[1], a_shape[0]) if trans_a else a_shape
+    kb, n = (b_shape[1], b_shape[0]) if trans_b else b_shape
+    if k != kb:
+        raise ValueError(f"gemmkit: inner dimensions differ: op(a) is {m}x{k}, op(b) is {kb}x{n}")
+    return m, n, k
