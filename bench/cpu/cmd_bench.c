@@ -1,0 +1,713 @@
+/*
+ * cmd_bench.c — `gemmkit bench`: times gemmkit against OpenBLAS and BLIS (each as shipped and at
+ * its best) on square and skinny shapes at 1 thread and at all threads, reports GFLOPS, % of the
+ * measured FMA peak and gemmkit/peer ratios, and writes CSV, JSON and a plot. --device gpu|all
+ * hands over to the CUDA ladder harness (gk_cmd_ladder).
+ *
+ * Every (shape, implementation) pair runs in a fresh worker process (this binary re-executed with
+ * --worker): OpenBLAS fixes its kernel set from OPENBLAS_CORETYPE at load time, libraries keep
+ * spinning thread pools and caches warm between calls, and a crash in a peer must not end the
+ * run. A worker verifies its first result against float64 (sampled) and against gemmkit's result
+ * before anything is timed; a result that fails is reported, never timed.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../tools/commands.h"
+#include "../../tools/refcheck.h"
+#include "gemmkit.h"
+#include "peak.h"
+#include "peers.h"
+
+enum { MAX_SHAPES = 64, MAX_THREADS = 16, MAX_REPS = 10000 };
+
+typedef struct shape {
+    int64_t m, n, k;
+} shape;
+
+typedef struct result {
+    int measured; /* a worker reported this cell */
+    int reps;     /* timed calls; 0 when the check failed and nothing was timed */
+    double median_s, best_s;
+    double err_ratio; /* worst sampled |error| / bound against float64; <= 1 passes */
+    int64_t failed;   /* sampled elements outside the bound */
+    double rel_diff;  /* max|C - C_gemmkit| / max|C_gemmkit|; < 0 for gemmkit itself */
+} result;
+
+typedef struct bench_opts {
+    int cpu, gpu, quick, plot;
+    int nthreads, threads[MAX_THREADS];
+    int nshapes;
+    shape shapes[MAX_SHAPES];
+    int use_impl[BENCH_NUM_IMPLS];
+    double min_time;
+    const char *out_dir;
+    const char *worker; /* internal: run one implementation on shapes[0] */
+} bench_opts;
+
+static void usage(FILE *f) {
+    fprintf(
+        f, "usage: gemmkit bench [--device cpu|gpu|all] [--quick] [--threads LIST] [--sizes LIST]\n"
+           "                     [--impls LIST] [--min-time S] [--out DIR] [--no-plot]\n\n"
+           "CPU: times gemmkit, OpenBLAS and BLIS (as shipped and at their best) on square sizes\n"
+           "64..4096 (--quick: ..2048) and skinny 4096x4096x64, 64x4096x4096, 4096x64x4096 plus\n"
+           "1000^3, at 1 thread and at all threads; median of >= 5 timed calls after warm-up.\n"
+           "Writes cpu-<cpu>-<date>.csv/.json/.png under --out and prints a table last.\n\n"
+           "  --device D     cpu (default), gpu (the CUDA ladder harness) or all\n"
+           "  --quick        square sizes up to 2048 and a shorter time box per measurement\n"
+           "  --threads L    thread counts, e.g. 1,2 (default: 1 and all online cores)\n"
+           "  --sizes L      shapes replacing the defaults: N (square) or MxNxK, comma-separated\n"
+           "  --impls L      subset of gemmkit,openblas,openblas-best,blis,blis-best\n"
+           "  --min-time S   seconds of timed calls per measurement (default 0.3, --quick 0.1)\n"
+           "  --out DIR      results directory (default bench/results)\n"
+           "  --no-plot      skip the PNG (bench/plot.py, needs matplotlib)\n");
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static int parse_shape(const char *s, shape *out) {
+    long long m, n, k;
+    char tail;
+    if (sscanf(s, "%lldx%lldx%lld%c", &m, &n, &k, &tail) == 3) {
+    } else if (sscanf(s, "%lld%c", &m, &tail) == 1) {
+        n = k = m;
+    } else {
+        return 0;
+    }
+    if (m < 1 || n < 1 || k < 1 || m > INT_MAX || n > INT_MAX || k > INT_MAX) return 0;
+    *out = (shape){m, n, k};
+    return 1;
+}
+
+/* Split a comma-separated list in place, calling fn on each item; 0 if any item is rejected. */
+static int for_each_item(char *list, int (*fn)(const char *, bench_opts *), bench_opts *o) {
+    for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save))
+        if (!fn(tok, o)) return 0;
+    return 1;
+}
+
+static int add_shape(const char *s, bench_opts *o) {
+    return o->nshapes < MAX_SHAPES && parse_shape(s, &o->shapes[o->nshapes++]);
+}
+
+static int add_threads(const char *s, bench_opts *o) {
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || v < 1 || v > 1024 || o->nthreads >= MAX_THREADS) return 0;
+    o->threads[o->nthreads++] = (int)v;
+    return 1;
+}
+
+static int add_impl(const char *s, bench_opts *o) {
+    int id = bench_impl_find(s);
+    if (id < 0) return 0;
+    o->use_impl[id] = 1;
+    return 1;
+}
+
+static void default_shapes(bench_opts *o) {
+    for (int64_t n = 64; n <= (o->quick ? 2048 : 4096); n *= 2)
+        o->shapes[o->nshapes++] = (shape){n, n, n};
+    static const shape skinny[] = {
+        {4096, 4096, 64}, {64, 4096, 4096}, {4096, 64, 4096}, {1000, 1000, 1000}};
+    for (size_t i = 0; i < sizeof skinny / sizeof skinny[0]; i++)
+        o->shapes[o->nshapes++] = skinny[i];
+}
+
+/* Returns 0 on success, 1 after --help, 2 on a usage error (message printed). */
+static int parse(int argc, char **argv, bench_opts *o) {
+    *o = (bench_opts){.cpu = 1, .plot = 1, .min_time = -1, .out_dir = "bench/results"};
+    int any_impl = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *opt = argv[i];
+        if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
+            usage(stdout);
+            return 1;
+        }
+        if (!strcmp(opt, "--quick")) {
+            o->quick = 1;
+            continue;
+        }
+        if (!strcmp(opt, "--no-plot")) {
+            o->plot = 0;
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "gemmkit bench: '%s' needs a value (or is unknown)\n", opt);
+            return 2;
+        }
+        char *v = argv[++i];
+        int ok = 1;
+        if (!strcmp(opt, "--device")) {
+            ok = !strcmp(v, "cpu") || !strcmp(v, "gpu") || !strcmp(v, "all");
+            o->cpu = strcmp(v, "gpu") != 0;
+            o->gpu = strcmp(v, "cpu") != 0;
+        } else if (!strcmp(opt, "--threads")) {
+            ok = for_each_item(v, add_threads, o);
+        } else if (!strcmp(opt, "--sizes") || !strcmp(opt, "--shape")) {
+            ok = for_each_item(v, add_shape, o);
+        } else if (!strcmp(opt, "--impls")) {
+            ok = for_each_item(v, add_impl, o);
+            any_impl = 1;
+        } else if (!strcmp(opt, "--min-time")) {
+            char *end;
+            o->min_time = strtod(v, &end);
+            ok = end != v && !*end && o->min_time >= 0 && o->min_time <= 60;
+        } else if (!strcmp(opt, "--out")) {
+            o->out_dir = v;
+        } else if (!strcmp(opt, "--worker")) {
+            ok = bench_impl_find(v) >= 0;
+            o->worker = v;
+        } else {
+            fprintf(stderr, "gemmkit bench: unknown option '%s'\n", opt);
+            return 2;
+        }
+        if (!ok) {
+            fprintf(stderr, "gemmkit bench: bad value '%s' for %s\n", v, opt);
+            return 2;
+        }
+    }
+    if (!any_impl)
+        for (int i = 0; i < BENCH_NUM_IMPLS; i++)
+            o->use_impl[i] = 1;
+    if (o->nshapes == 0) default_shapes(o);
+    if (o->nthreads == 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        o->threads[o->nthreads++] = 1;
+        if (cores > 1) o->threads[o->nthreads++] = (int)(cores < 1024 ? cores : 1024);
+    }
+    if (o->min_time < 0) o->min_time = o->quick ? 0.1 : 0.3;
+    return 0;
+}
+
+/* ---- worker: one implementation, one shape, every thread count ------------------------------ */
+
+static void fill_nan(float *c, int64_t len) {
+    for (int64_t i = 0; i < len; i++)
+        c[i] = NAN;
+}
+
+/* Normwise difference between two results, robust to entries near zero. */
+static double rel_diff(const float *x, const float *ref, int64_t len) {
+    double num = 0, den = 0;
+    for (int64_t i = 0; i < len; i++) {
+        double d = fabs((double)x[i] - (double)ref[i]);
+        if (!(d <= num)) num = d; /* NaN propagates as the maximum */
+        if (fabs((double)ref[i]) > den) den = fabs((double)ref[i]);
+    }
+    return den > 0 ? num / den : num;
+}
+
+static int run_worker(const bench_opts *o) {
+    bench_impl impl;
+    if (!bench_impl_load(bench_impl_find(o->worker), &impl)) {
+        printf("missing\t%s\n", impl.missing);
+        return 0;
+    }
+    printf("kernel\t%s\n", impl.kernel);
+    fflush(stdout);
+    const shape s = o->shapes[0];
+    const int64_t la = s.m * s.k, lb = s.k * s.n, lc = s.m * s.n;
+    float *a = malloc(sizeof(float) * (size_t)la), *b = malloc(sizeof(float) * (size_t)lb);
+    float *c = malloc(sizeof(float) * (size_t)lc), *g = NULL;
+    double *times = malloc(sizeof(double) * MAX_REPS);
+    int is_gemmkit = !strcmp(o->worker, "gemmkit");
+    if (!is_gemmkit) g = malloc(sizeof(float) * (size_t)lc);
+    if (!a || !b || !c || !times || (!is_gemmkit && !g)) {
+        printf("missing\tout of memory for %lldx%lldx%lld\n", (long long)s.m, (long long)s.n,
+               (long long)s.k);
+        return 1;
+    }
+    /* The same data in every worker: the seed depends on the shape only. */
+    uint64_t seed = (uint64_t)(s.m * 1000003 + s.n * 1009 + s.k) | 1;
+    rc_fill(a, la, &seed);
+    rc_fill(b, lb, &seed);
+    if (g) {
+        int tmax = 1;
+        for (int i = 0; i < o->nthreads; i++)
+            tmax = o->threads[i] > tmax ? o->threads[i] : tmax;
+        gk_set_num_threads(tmax);
+        gk_sgemm(GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, s.m, s.n, s.k, 1.0f, a, s.m, b, s.k, 0.0f,
+                 g, s.m);
+    }
+    const int exhaustive = (double)s.m * (double)s.n * (double)s.k <= (double)(1 << 27);
+    for (int ti = 0; ti < o->nthreads; ti++) {
+        bench_impl_set_threads(&impl, o->threads[ti]);
+        /* The checked call doubles as the first warm-up call; C starts as NaN so a library that
+         * skips part of C, or reads C when beta = 0, fails the check. */
+        fill_nan(c, lc);
+        double w0 = now_s();
+        bench_impl_sgemm(&impl, s.m, s.n, s.k, a, s.m, b, s.k, c, s.m);
+        rc_result r;
+        rc_check(GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, s.m, s.n, s.k, 1.0f, a, s.m, b, s.k, 0.0f,
+                 NULL, c, s.m, 0.0, exhaustive ? lc : 1000, seed, &r);
+        double diff = g ? rel_diff(c, g, lc) : -1.0;
+        int reps = 0;
+        if (r.failed == 0) {
+            while (now_s() - w0 < 0.1)
+                bench_impl_sgemm(&impl, s.m, s.n, s.k, a, s.m, b, s.k, c, s.m);
+            double spent = 0;
+            while (reps < MAX_REPS && (reps < 5 || spent < o->min_time)) {
+                fill_nan(c, lc);
+                double t0 = now_s();
+                bench_impl_sgemm(&impl, s.m, s.n, s.k, a, s.m, b, s.k, c, s.m);
+                times[reps] = now_s() - t0;
+                spent += times[reps++];
+            }
+        }
+        double med = reps ? median(times, reps) : 0;
+        double best = reps ? times[0] : 0; /* median() sorted the times */
+        printf("result\t%d\t%.9g\t%.9g\t%d\t%.6g\t%lld\t%.6g\n", o->threads[ti], med, best, reps,
+               r.max_ratio, (long long)r.failed, diff);
+        fflush(stdout);
+    }
+    free(a), free(b), free(c), free(g), free(times);
+    return 0;
+}
+
+/* ---- parent: spawn workers, collect, report ------------------------------------------------- */
+
+/* Start `argv` with stdout on a pipe; env_name is set to env_value, or unset when value is NULL. */
+static FILE *spawn(char *const argv[], const char *env_name, const char *env_value, pid_t *pid) {
+    int fd[2];
+    if (pipe(fd)) return NULL;
+    fflush(NULL);
+    *pid = fork();
+    if (*pid < 0) {
+        close(fd[0]), close(fd[1]);
+        return NULL;
+    }
+    if (*pid == 0) {
+        dup2(fd[1], STDOUT_FILENO);
+        close(fd[0]), close(fd[1]);
+        if (env_name && env_value)
+            setenv(env_name, env_value, 1);
+        else if (env_name)
+            unsetenv(env_name);
+        execv(argv[0], argv);
+        fprintf(stderr, "gemmkit bench: cannot run %s: %s\n", argv[0], strerror(errno));
+        _exit(127);
+    }
+    close(fd[1]);
+    return fdopen(fd[0], "r");
+}
+
+static int reap(FILE *f, pid_t pid) {
+    int status = 0;
+    if (f) fclose(f);
+    if (waitpid(pid, &status, 0) < 0) return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+typedef struct run_state {
+    bench_opts *o;
+    char self[PATH_MAX];
+    double peak[MAX_THREADS];
+    const char *peak_isa;
+    char kernel[BENCH_NUM_IMPLS][96];
+    char missing[BENCH_NUM_IMPLS][192];
+    double load_start, load_end; /* 1-minute load average around the run; -1 if unknown */
+    result res[MAX_SHAPES][MAX_THREADS][BENCH_NUM_IMPLS];
+} run_state;
+
+/* Other busy processes distort multi-threaded timings badly on small machines, so the load is
+ * recorded with the results rather than assumed away. */
+static double load_average(void) {
+    double v = -1;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &v) != 1) v = -1;
+        fclose(f);
+    }
+    return v;
+}
+
+static int thread_index(const bench_opts *o, int t) {
+    for (int i = 0; i < o->nthreads; i++)
+        if (o->threads[i] == t) return i;
+    return -1;
+}
+
+static void measure(run_state *st, int si, int impl) {
+    bench_opts *o = st->o;
+    char shape_arg[96], threads_arg[128] = "", time_arg[32];
+    snprintf(shape_arg, sizeof shape_arg, "%lldx%lldx%lld", (long long)o->shapes[si].m,
+             (long long)o->shapes[si].n, (long long)o->shapes[si].k);
+    for (int i = 0; i < o->nthreads; i++)
+        snprintf(threads_arg + strlen(threads_arg), sizeof threads_arg - strlen(threads_arg),
+                 "%s%d", i ? "," : "", o->threads[i]);
+    snprintf(time_arg, sizeof time_arg, "%g", o->min_time);
+    char *argv[] = {st->self,     "bench",   "--worker",  (char *)bench_impl_names[impl],
+                    "--sizes",    shape_arg, "--threads", threads_arg,
+                    "--min-time", time_arg,  NULL};
+    /* "As shipped" means OpenBLAS's own cpuid choice even if the user's shell sets the type. */
+    const char *env =
+        impl == bench_impl_find("openblas-best") ? bench_openblas_best_coretype() : NULL;
+    const int openblas = !strncmp(bench_impl_names[impl], "openblas", 8);
+    pid_t pid;
+    FILE *f = spawn(argv, openblas ? "OPENBLAS_CORETYPE" : NULL, env, &pid);
+    if (!f) {
+        snprintf(st->missing[impl], sizeof st->missing[impl], "could not start a worker");
+        return;
+    }
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        char *tab = strchr(line, '\t');
+        if (!tab) continue;
+        *tab++ = '\0';
+        if (!strcmp(line, "kernel")) {
+            snprintf(st->kernel[impl], sizeof st->kernel[impl], "%s", tab);
+        } else if (!strcmp(line, "missing")) {
+            snprintf(st->missing[impl], sizeof st->missing[impl], "%s", tab);
+        } else if (!strcmp(line, "result")) {
+            int t, reps;
+            long long failed;
+            result r = {.measured = 1};
+            if (sscanf(tab, "%d\t%lf\t%lf\t%d\t%lf\t%lld\t%lf", &t, &r.median_s, &r.best_s, &reps,
+                       &r.err_ratio, &failed, &r.rel_diff) != 7)
+                continue;
+            r.reps = reps, r.failed = failed;
+            int ti = thread_index(o, t);
+            if (ti >= 0) st->res[si][ti][impl] = r;
+        }
+    }
+    int rc = reap(f, pid);
+    if (rc != 0 && !st->missing[impl][0])
+        snprintf(st->missing[impl], sizeof st->missing[impl], "worker for %s exited with status %d",
+                 shape_arg, rc);
+}
+
+static double gflops(const shape *s, const result *r) {
+    return r->measured && r->reps && r->median_s > 0
+               ? 2.0 * (double)s->m * (double)s->n * (double)s->k / r->median_s * 1e-9
+               : 0.0;
+}
+
+static void shape_name(const shape *s, char *out, size_t len) {
+    snprintf(out, len, "%lldx%lldx%lld", (long long)s->m, (long long)s->n, (long long)s->k);
+}
+
+/* "AMD EPYC 7B13 64-Core Processor" -> "amd-epyc-7b13-64-core-processor"; hostname if unknown. */
+static void machine_slug(char *out, size_t len) {
+    gk_cpu_info ci;
+    char src[128] = "";
+    if (gk_cpu_get_info(&ci) == GK_SUCCESS && ci.brand[0])
+        snprintf(src, sizeof src, "%s", ci.brand);
+    else
+        gethostname(src, sizeof src - 1);
+    size_t j = 0;
+    for (size_t i = 0; src[i] && j + 1 < len; i++) {
+        char ch = src[i];
+        if (ch >= 'A' && ch <= 'Z') ch = (char)(ch - 'A' + 'a');
+        int alnum = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
+        if (alnum)
+            out[j++] = ch;
+        else if (j > 0 && out[j - 1] != '-')
+            out[j++] = '-';
+    }
+    while (j > 0 && out[j - 1] == '-')
+        j--;
+    out[j] = '\0';
+    if (!j) snprintf(out, len, "unknown");
+}
+
+static int any_check_failed(const run_state *st) {
+    for (int s = 0; s < st->o->nshapes; s++)
+        for (int t = 0; t < st->o->nthreads; t++)
+            for (int i = 0; i < BENCH_NUM_IMPLS; i++)
+                if (st->res[s][t][i].measured && st->res[s][t][i].failed) return 1;
+    return 0;
+}
+
+static void write_csv(const run_state *st, const char *path) {
+    const bench_opts *o = st->o;
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "gemmkit bench: cannot write %s: %s\n", path, strerror(errno));
+        return;
+    }
+    fprintf(f, "shape,m,n,k,threads,impl,kernel,gflops,pct_peak,median_ms,best_ms,reps,"
+               "err_ratio,check,rel_diff_vs_gemmkit,gemmkit_over_impl\n");
+    for (int s = 0; s < o->nshapes; s++)
+        for (int t = 0; t < o->nthreads; t++)
+            for (int i = 0; i < BENCH_NUM_IMPLS; i++) {
+                const result *r = &st->res[s][t][i];
+                if (!r->measured) continue;
+                char sn[64];
+                shape_name(&o->shapes[s], sn, sizeof sn);
+                double gf = gflops(&o->shapes[s], r), gk = gflops(&o->shapes[s], &st->res[s][t][0]);
+                fprintf(f, "%s,%lld,%lld,%lld,%d,%s,\"%s\",%.3f,%.2f,%.5f,%.5f,%d,%.4g,%s,", sn,
+                        (long long)o->shapes[s].m, (long long)o->shapes[s].n,
+                        (long long)o->shapes[s].k, o->threads[t], bench_impl_names[i],
+                        st->kernel[i], gf, st->peak[t] > 0 ? 100.0 * gf / st->peak[t] : 0.0,
+                        r->median_s * 1e3, r->best_s * 1e3, r->reps, r->err_ratio,
+                        r->failed ? "FAIL" : "pass");
+                if (r->rel_diff >= 0) fprintf(f, "%.3g", r->rel_diff);
+                fprintf(f, ",");
+                if (gf > 0 && gk > 0) fprintf(f, "%.3f", gk / gf);
+                fprintf(f, "\n");
+            }
+    fclose(f);
+}
+
+static void write_json(const run_state *st, const char *path, const char *stamp) {
+    const bench_opts *o = st->o;
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "gemmkit bench: cannot write %s: %s\n", path, strerror(errno));
+        return;
+    }
+    gk_cpu_info ci;
+    gk_cpu_get_info(&ci);
+    char host[128] = "";
+    gethostname(host, sizeof host - 1);
+    fprintf(f, "{\n  \"date\": \"%s\",\n  \"host\": \"%s\",\n  \"gemmkit\": \"%s\",\n", stamp, host,
+            gk_version());
+    fprintf(f,
+            "  \"cpu\": {\"vendor\": \"%s\", \"brand\": \"%s\", \"avx2\": %d, \"fma\": %d, "
+            "\"avx512f\": %d, \"online_cores\": %ld},\n",
+            ci.vendor, ci.brand, ci.has_avx2, ci.has_fma, ci.has_avx512f,
+            sysconf(_SC_NPROCESSORS_ONLN));
+    fprintf(f,
+            "  \"method\": {\"statistic\": \"median\", \"min_reps\": 5, \"min_time_s\": %g, "
+            "\"warmup_s\": 0.1, \"alpha\": 1, \"beta\": 0, \"layout\": \"col-major NN\"},\n",
+            o->min_time);
+    fprintf(f, "  \"load_average_1min\": {\"start\": %.2f, \"end\": %.2f},\n", st->load_start,
+            st->load_end);
+    fprintf(f, "  \"peak\": [");
+    for (int t = 0; t < o->nthreads; t++)
+        fprintf(f, "%s{\"threads\": %d, \"isa\": \"%s\", \"gflops\": %.2f}", t ? ", " : "",
+                o->threads[t], st->peak_isa, st->peak[t]);
+    fprintf(f, "],\n  \"impls\": [\n");
+    int first = 1;
+    for (int i = 0; i < BENCH_NUM_IMPLS; i++) {
+        if (!o->use_impl[i]) continue;
+        fprintf(f, "%s    {\"name\": \"%s\", \"kernel\": \"%s\", \"missing\": \"%s\"}",
+                first ? "" : ",\n", bench_impl_names[i], st->kernel[i], st->missing[i]);
+        first = 0;
+    }
+    fprintf(f, "\n  ],\n  \"results\": [\n");
+    first = 1;
+    for (int s = 0; s < o->nshapes; s++)
+        for (int t = 0; t < o->nthreads; t++)
+            for (int i = 0; i < BENCH_NUM_IMPLS; i++) {
+                const result *r = &st->res[s][t][i];
+                if (!r->measured) continue;
+                double gf = gflops(&o->shapes[s], r);
+                fprintf(f,
+                        "%s    {\"m\": %lld, \"n\": %lld, \"k\": %lld, \"threads\": %d, "
+                        "\"impl\": \"%s\", \"gflops\": %.3f, \"pct_peak\": %.2f, "
+                        "\"median_ms\": %.5f, \"best_ms\": %.5f, \"reps\": %d, "
+                        "\"err_ratio\": %.4g, \"check\": \"%s\", \"rel_diff_vs_gemmkit\": %.3g}",
+                        first ? "" : ",\n", (long long)o->shapes[s].m, (long long)o->shapes[s].n,
+                        (long long)o->shapes[s].k, o->threads[t], bench_impl_names[i], gf,
+                        st->peak[t] > 0 ? 100.0 * gf / st->peak[t] : 0.0, r->median_s * 1e3,
+                        r->best_s * 1e3, r->reps, isfinite(r->err_ratio) ? r->err_ratio : 1e300,
+                        r->failed ? "FAIL" : "pass", r->rel_diff);
+                first = 0;
+            }
+    fprintf(f, "\n  ]\n}\n");
+    fclose(f);
+}
+
+/* bench/plot.py next to the working directory (make bench runs from the repository root) or
+ * relative to the binary (<repo>/<build>/bin/gemmkit). */
+static void plot(const run_state *st, const char *csv, const char *png) {
+    char script[PATH_MAX + 32];
+    snprintf(script, sizeof script, "bench/plot.py");
+    if (access(script, R_OK)) {
+        snprintf(script, sizeof script, "%s", st->self);
+        char *slash = strrchr(script, '/');
+        if (slash) *slash = '\0';
+        strncat(script, "/../../bench/plot.py", sizeof script - strlen(script) - 1);
+    }
+    if (access(script, R_OK)) {
+        fprintf(stderr, "gemmkit bench: bench/plot.py not found; no plot\n");
+        return;
+    }
+    const char *py = getenv("GK_PYTHON");
+    char *argv[] = {(char *)(py && *py ? py : "/usr/bin/python3"), script, (char *)csv, (char *)png,
+                    NULL};
+    pid_t pid;
+    FILE *f = spawn(argv, NULL, NULL, &pid);
+    char line[512];
+    while (f && fgets(line, sizeof line, f))
+        fputs(line, stderr);
+    if (f && reap(f, pid) != 0) fprintf(stderr, "gemmkit bench: plotting failed; no PNG\n");
+}
+
+static void print_table(const run_state *st) {
+    const bench_opts *o = st->o;
+    printf("\nCPU SGEMM, column-major NN, alpha=1 beta=0: GFLOPS (median of >= 5 timed calls)\n");
+    for (int i = 0; i < BENCH_NUM_IMPLS; i++) {
+        if (!o->use_impl[i]) continue;
+        printf("  %-14s %s\n", bench_impl_names[i],
+               st->missing[i][0] && !st->kernel[i][0] ? st->missing[i] : st->kernel[i]);
+    }
+    printf("  load average (1 min) %.2f at start, %.2f at end, on %ld online cores\n",
+           st->load_start, st->load_end, sysconf(_SC_NPROCESSORS_ONLN));
+    printf("  gk/x = gemmkit GFLOPS / that column's GFLOPS (> 1: gemmkit faster); FAIL = result "
+           "outside the float64 bound, not timed\n");
+    for (int t = 0; t < o->nthreads; t++) {
+        printf("\nthreads=%d, measured %s FMA peak %.1f GFLOPS\n%-16s %8s %6s", o->threads[t],
+               st->peak_isa, st->peak[t], "shape", "gemmkit", "%peak");
+        for (int i = 1; i < BENCH_NUM_IMPLS; i++)
+            if (o->use_impl[i]) printf(" | %13s %5s", bench_impl_names[i], "gk/x");
+        printf("\n");
+        for (int s = 0; s < o->nshapes; s++) {
+            char sn[64], cell[32];
+            shape_name(&o->shapes[s], sn, sizeof sn);
+            const result *g = &st->res[s][t][0];
+            double gk = gflops(&o->shapes[s], g);
+            printf("%-16s", sn);
+            if (!o->use_impl[0] || !g->measured)
+                printf(" %8s %6s", "-", "-");
+            else if (g->failed)
+                printf(" %8s %6s", "FAIL", "-");
+            else
+                printf(" %8.1f %5.1f%%", gk, st->peak[t] > 0 ? 100 * gk / st->peak[t] : 0.0);
+            for (int i = 1; i < BENCH_NUM_IMPLS; i++) {
+                if (!o->use_impl[i]) continue;
+                const result *r = &st->res[s][t][i];
+                double gf = gflops(&o->shapes[s], r);
+                if (!r->measured)
+                    printf(" | %13s %5s", "-", "-");
+                else if (r->failed)
+                    printf(" | %13s %5s", "FAIL", "-");
+                else {
+                    snprintf(cell, sizeof cell, "%.2f", gk > 0 && gf > 0 ? gk / gf : 0.0);
+                    printf(" | %13.1f %5s", gf, gk > 0 ? cell : "-");
+                }
+            }
+            printf("\n");
+        }
+    }
+}
+
+static int run_cpu(bench_opts *o) {
+    run_state *st = calloc(1, sizeof *st);
+    if (!st) return 1;
+    st->o = o;
+    ssize_t n = readlink("/proc/self/exe", st->self, sizeof st->self - 1);
+    if (n <= 0) {
+        fprintf(stderr, "gemmkit bench: cannot locate this executable (/proc/self/exe)\n");
+        free(st);
+        return 1;
+    }
+    st->self[n] = '\0';
+    if (mkdir(o->out_dir, 0755) && errno != EEXIST) {
+        fprintf(stderr, "gemmkit bench: cannot create %s: %s\n", o->out_dir, strerror(errno));
+        free(st);
+        return 1;
+    }
+    st->load_start = load_average();
+    for (int t = 0; t < o->nthreads; t++) {
+        st->peak[t] = gk_peak_gflops(o->threads[t], &st->peak_isa);
+        fprintf(stderr, "bench: FMA peak (%s) at %d thread%s: %.1f GFLOPS\n", st->peak_isa,
+                o->threads[t], o->threads[t] > 1 ? "s" : "", st->peak[t]);
+    }
+    for (int s = 0; s < o->nshapes; s++) {
+        double t0 = now_s();
+        for (int i = 0; i < BENCH_NUM_IMPLS; i++)
+            if (o->use_impl[i] && !(st->missing[i][0] && !st->kernel[i][0])) measure(st, s, i);
+        char sn[64];
+        shape_name(&o->shapes[s], sn, sizeof sn);
+        fprintf(stderr, "bench: [%d/%d] %s done in %.1f s; GFLOPS at %d threads:", s + 1,
+                o->nshapes, sn, now_s() - t0, o->threads[o->nthreads - 1]);
+        for (int i = 0; i < BENCH_NUM_IMPLS; i++) {
+            const result *r = &st->res[s][o->nthreads - 1][i];
+            if (!o->use_impl[i]) continue;
+            if (!r->measured)
+                fprintf(stderr, " %s -", bench_impl_names[i]);
+            else if (r->failed)
+                fprintf(stderr, " %s FAIL", bench_impl_names[i]);
+            else
+                fprintf(stderr, " %s %.1f", bench_impl_names[i], gflops(&o->shapes[s], r));
+        }
+        fprintf(stderr, "\n");
+    }
+
+    st->load_end = load_average();
+    /* Peak again at the end, keeping the higher: a transient disturbance during one measurement
+     * must not inflate every "% of peak" figure. */
+    for (int t = 0; t < o->nthreads; t++) {
+        double again = gk_peak_gflops(o->threads[t], &st->peak_isa);
+        if (again > st->peak[t]) st->peak[t] = again;
+    }
+    char slug[96], stamp[32], stamp_iso[32], base[PATH_MAX], csv[PATH_MAX + 8], json[PATH_MAX + 8],
+        png[PATH_MAX + 8];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    strftime(stamp_iso, sizeof stamp_iso, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    machine_slug(slug, sizeof slug);
+    snprintf(base, sizeof base, "%s/cpu-%s-%s", o->out_dir, slug, stamp);
+    snprintf(csv, sizeof csv, "%s.csv", base);
+    snprintf(json, sizeof json, "%s.json", base);
+    snprintf(png, sizeof png, "%s.png", base);
+    write_csv(st, csv);
+    write_json(st, json, stamp_iso);
+    if (o->plot) plot(st, csv, png);
+    print_table(st);
+    printf("\nresults: %s.{csv,json%s}\n", base, o->plot ? ",png" : "");
+    int rc = any_check_failed(st);
+    if (rc) printf("some results failed the float64 check (FAIL above)\n");
+    free(st);
+    return rc;
+}
+
+static int run_gpu(const bench_opts *o) {
+    if (!gk_cuda_available()) {
+        printf("\ngpu: no usable CUDA device (or no CUDA backend in this build); GPU benchmark "
+               "skipped\n");
+        return 0;
+    }
+    char *argv[] = {"ladder", o->quick ? "--quick" : NULL, NULL};
+    return gk_cmd_ladder(o->quick ? 2 : 1, argv);
+}
+
+int gk_cmd_bench(int argc, char **argv) {
+    bench_opts *o = calloc(1, sizeof *o);
+    if (!o) return 1;
+    int rc = parse(argc, argv, o);
+    if (rc == 1)
+        rc = 0;
+    else if (rc == 2)
+        usage(stderr);
+    else if (o->worker)
+        rc = run_worker(o);
+    else {
+        if (o->cpu) rc = run_cpu(o);
+        if (o->gpu) {
+            int g = run_gpu(o);
+            if (!rc) rc = g;
+        }
+    }
+    free(o);
+    return rc;
+}
