@@ -687,8 +687,9 @@ static int run_gpu(const bench_opts *o) {
                "skipped\n");
         return 0;
     }
-    char *argv[] = {"ladder", o->quick ? "--quick" : NULL, NULL};
-    return gk_cmd_ladder(o->quick ? 2 : 1, argv);
+    /* The ladder harness has its own size and time options; the run shares --out and --no-plot. */
+    char *argv[] = {"ladder", "--out", (char *)o->out_dir, o->plot ? NULL : "--no-plot", NULL};
+    return gk_cmd_ladder(o->plot ? 3 : 4, argv);
 }
 
 int gk_cmd_bench(int argc, char **argv) {
