@@ -46,8 +46,9 @@ def run():
     sys.exit(1 if failed else 0)
 
 
-def check_product(c, a, b, alpha=1.0, beta=0.0, c0=None, what=""):
-    """Assert c == alpha a @ b + beta c0 within the K-scaled float64 bound (docs/testing.md)."""
+def check_product(c, a, b, alpha=1.0, beta=0.0, c0=None, what="", u_in=0.0):
+    """Assert c == alpha a @ b + beta c0 within the K-scaled float64 bound (docs/testing.md);
+    u_in is the operands' unit roundoff as the multiplier sees them (2**-11 for TF32)."""
     a64, b64 = np.asarray(a, np.float64), np.asarray(b, np.float64)
     ref = alpha * (a64 @ b64)
     scale = abs(alpha) * (np.abs(a64) @ np.abs(b64))
@@ -55,7 +56,8 @@ def check_product(c, a, b, alpha=1.0, beta=0.0, c0=None, what=""):
         ref = ref + beta * np.asarray(c0, np.float64)
         scale = scale + np.abs(beta * np.asarray(c0, np.float64))
     k = a64.shape[1]
-    bound = (k + 2) * np.finfo(np.float32).eps * scale + np.finfo(np.float32).tiny
+    unit = (k + 2) * np.finfo(np.float32).eps + 2 * u_in
+    bound = unit * scale + np.finfo(np.float32).tiny
     err = np.abs(np.asarray(c, np.float64) - ref)
     bad = ~(err <= bound)
     assert c.shape == ref.shape, f"{what}: shape {c.shape}, want {ref.shape}"

@@ -313,6 +313,62 @@ def dlpack_parsing():
     assert _layout.operand_args(v.operand(), _layout.ROW, False) == (_layout.NO_TRANS, 9)
 
 
+class RecordingCudaLib:
+    """Stands in for the library's gk_cuda_* functions to see exactly what the binding passes."""
+
+    def __init__(self):
+        self.calls = []
+
+    def gk_cuda_available(self):
+        return 1
+
+    def gk_cuda_create(self, ctx_ref, device, stream):
+        self.calls.append(("create", device, stream.value or 0))
+        return 0
+
+    def gk_cuda_sgemm(self, ctx, *args):
+        self.calls.append(("sgemm",) + args)
+        return 0
+
+    def gk_cuda_destroy(self, ctx):
+        self.calls.append(("destroy",))
+        return 0
+
+
+@case
+def cuda_call_plumbing():
+    real, fake = _cuda.lib, RecordingCudaLib()
+    _cuda.lib = fake
+    try:
+        # a: 6x4 row-major; b: 4x5 given as a transposed view (column-major, ld 8);
+        # c: 6x5 in a row-padded buffer (ld 7) on a user stream.
+        a = FakeCudaArray((6, 4), ptr=0x1000)
+        b = FakeCudaArray((4, 5), strides=(4, 32), ptr=0x2000)
+        c = FakeCudaArray((6, 5), strides=(28, 4), ptr=0x3000, stream=0x5550)
+        assert gemmkit.gemm(a, b, c, alpha=2.0, beta=0.5) is c
+        assert fake.calls[0] == ("create", 0, 0x5550), fake.calls[0]
+        want = ("sgemm", _layout.ROW, _layout.NO_TRANS, _layout.TRANS, 6, 5, 4, 2.0, 0x1000, 4,
+                0x2000, 8, 0.5, 0x3000, 7)
+        assert fake.calls[1] == want, f"{fake.calls[1]} != {want}"
+        assert fake.calls[2] == ("destroy",)
+        # trans_a with a column-major output: a is stored 4x6 row-major; read column-major it
+        # is the 6x4 matrix op(a) = a.T itself, so it goes in untransposed.
+        fake.calls.clear()
+        c_f = FakeCudaArray((6, 5), strides=(4, 24), ptr=0x4000)
+        gemmkit.gemm(FakeCudaArray((4, 6), ptr=0x1000), b, c_f, trans_a=True)
+        want = ("sgemm", _layout.COL, _layout.NO_TRANS, _layout.NO_TRANS, 6, 5, 4, 1.0, 0x1000, 6,
+                0x2000, 8, 0.0, 0x4000, 6)
+        assert fake.calls[1] == want, f"{fake.calls[1]} != {want}"
+        for bad_c, exc in ((FakeCudaArray((6, 5), readonly=True), ValueError),
+                           (FakeCudaArray((5, 6)), ValueError),
+                           (FakeCudaArray((6, 5), strides=(40, 8)), ValueError),
+                           (np.zeros((6, 5), np.float32), ValueError)):
+            raises(exc, gemmkit.gemm, a, b, bad_c)
+        raises(ValueError, gemmkit.gemm, a, b)  # nothing to allocate a generic CAI output with
+    finally:
+        _cuda.lib = real
+
+
 @case
 def cuda_arrays_without_gpu_raise():
     if gemmkit.cuda_available():
