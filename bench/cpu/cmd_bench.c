@@ -290,29 +290,43 @@ static int run_worker(const bench_opts *o) {
 
 /* ---- parent: spawn workers, collect, report ------------------------------------------------- */
 
-/* Start `argv` with stdout on a pipe; env_name is set to env_value, or unset when value is NULL. */
+extern char **environ;
+
+/* Start `argv` with stdout on a pipe; env_name is set to env_value, or removed when env_value is
+ * NULL. The environment is built before fork: the parent has OpenMP threads, and a forked child
+ * of a threaded process should do no more than exec. */
 static FILE *spawn(char *const argv[], const char *env_name, const char *env_value, pid_t *pid) {
+    size_t n = 0, len = env_name ? strlen(env_name) : 0;
+    while (environ[n])
+        n++;
+    char **envp = malloc(sizeof(char *) * (n + 2)), *set = NULL;
+    if (!envp) return NULL;
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!env_name || strncmp(environ[i], env_name, len) || environ[i][len] != '=')
+            envp[j++] = environ[i];
+    if (env_name && env_value && (set = malloc(len + strlen(env_value) + 2)))
+        sprintf(set, "%s=%s", env_name, env_value), envp[j++] = set;
+    envp[j] = NULL;
     int fd[2];
-    if (pipe(fd)) return NULL;
+    FILE *f = NULL;
     fflush(NULL);
-    *pid = fork();
-    if (*pid < 0) {
-        close(fd[0]), close(fd[1]);
-        return NULL;
+    if (pipe(fd) == 0) {
+        *pid = fork();
+        if (*pid == 0) {
+            dup2(fd[1], STDOUT_FILENO);
+            close(fd[0]), close(fd[1]);
+            execve(argv[0], argv, envp);
+            _exit(127);
+        }
+        close(fd[1]);
+        if (*pid > 0)
+            f = fdopen(fd[0], "r");
+        else
+            close(fd[0]);
     }
-    if (*pid == 0) {
-        dup2(fd[1], STDOUT_FILENO);
-        close(fd[0]), close(fd[1]);
-        if (env_name && env_value)
-            setenv(env_name, env_value, 1);
-        else if (env_name)
-            unsetenv(env_name);
-        execv(argv[0], argv);
-        fprintf(stderr, "gemmkit bench: cannot run %s: %s\n", argv[0], strerror(errno));
-        _exit(127);
-    }
-    close(fd[1]);
-    return fdopen(fd[0], "r");
+    free(set), free(envp);
+    return f;
 }
 
 static int reap(FILE *f, pid_t pid) {
@@ -570,6 +584,9 @@ static void print_table(const run_state *st) {
     }
     printf("  load average (1 min) %.2f at start, %.2f at end, on %ld online cores\n",
            st->load_start, st->load_end, sysconf(_SC_NPROCESSORS_ONLN));
+    if (st->load_start >= 0.5 * (double)sysconf(_SC_NPROCESSORS_ONLN))
+        printf("  WARNING: other processes were busy during this run (load above); timings, "
+               "above all multi-threaded ones, understate every column\n");
     printf("  gk/x = gemmkit GFLOPS / that column's GFLOPS (> 1: gemmkit faster); FAIL = result "
            "outside the float64 bound, not timed\n");
     for (int t = 0; t < o->nthreads; t++) {
@@ -636,7 +653,7 @@ static int run_cpu(bench_opts *o) {
             if (o->use_impl[i] && !(st->missing[i][0] && !st->kernel[i][0])) measure(st, s, i);
         char sn[64];
         shape_name(&o->shapes[s], sn, sizeof sn);
-        fprintf(stderr, "bench: [%d/%d] %s done in %.1f s; GFLOPS at %d threads:", s + 1,
+        fprintf(stderr, "bench: [%d/%d] %s done in %.1f s; GFLOPS at %d thread(s):", s + 1,
                 o->nshapes, sn, now_s() - t0, o->threads[o->nthreads - 1]);
         for (int i = 0; i < BENCH_NUM_IMPLS; i++) {
             const result *r = &st->res[s][o->nthreads - 1][i];
