@@ -4,6 +4,8 @@
 # LD_PRELOAD=libgemmkit.so those calls must reach gemmkit and give float32 `@` results within the
 # K-scaled float64 bound (docs/testing.md), for plain, transposed, sliced and batched operands.
 # The dynamic linker's binding log and GEMMKIT_VERBOSE's line prove gemmkit served them.
+# Then the alternatives route of docs/blas.md without touching the system: a libblas.so.3 shim
+# from examples/make_blas_shim.sh, put first with LD_LIBRARY_PATH.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../blas/blas_env.sh"
@@ -64,6 +66,31 @@ if [ "$binds" -ge 1 ] && grep -q "gemmkit: cblas_sgemm called" "$tmp/err"; then
     gk_report ok numpy_preload_uses_gemmkit
 else
     gk_report FAIL numpy_preload_uses_gemmkit "cblas_sgemm bindings from numpy to gemmkit: $binds; verbose line: $(grep -c 'gemmkit: cblas_sgemm called' "$tmp/err")"
+    status=1
+fi
+
+if [ "$gk_preload" != "$gk_lib" ]; then
+    gk_report skip numpy_libblas_shim "sanitizer build: the ASan runtime must be preloaded anyway"
+    exit $status
+fi
+if ! bash "$here/../../examples/make_blas_shim.sh" "$(dirname "$gk_lib")" "$tmp/shim" >"$tmp/shim.log" 2>&1; then
+    gk_report skip numpy_libblas_shim "no shim for this system's BLAS: $(tail -n 1 "$tmp/shim.log")"
+    exit $status
+fi
+rm -f "$tmp"/ld.*
+GEMMKIT_VERBOSE=1 LD_DEBUG=bindings LD_DEBUG_OUTPUT="$tmp/ld" LD_LIBRARY_PATH="$tmp/shim" "$py" -c '
+import numpy as np
+a = np.arange(12, dtype=np.float32).reshape(3, 4)
+b = np.arange(8, dtype=np.float32).reshape(4, 2)
+assert ((a @ b) == (a.astype(np.float64) @ b)).all(), a @ b
+np.linalg.solve(np.eye(3), np.ones(3))  # LAPACK still served by the full BLAS
+' >"$tmp/shim.out" 2>"$tmp/shim.err"
+rc=$?
+binds=$(cat "$tmp"/ld.* | grep -c "_multiarray_umath.* to .*libgemmkit[^ ]* .*symbol \`cblas_sgemm'")
+if [ "$rc" -eq 0 ] && [ "$binds" -ge 1 ] && grep -q "gemmkit: cblas_sgemm called" "$tmp/shim.err"; then
+    gk_report ok numpy_libblas_shim
+else
+    gk_report FAIL numpy_libblas_shim "python rc $rc, cblas_sgemm bindings to gemmkit $binds: $(grep -v '^gemmkit:' "$tmp/shim.err" | tail -n 3 | tr '\n' ' ')"
     status=1
 fi
 exit $status
