@@ -12,8 +12,8 @@ static void usage(FILE *f) {
     fprintf(f, "usage: gemmkit kernels\n\n"
                "Lists the CUDA SGEMM kernels of this build: id (for gemmkit run --kernel and\n"
                "gk_cuda_sgemm_kernel), name, minimum compute capability, whether it uses tensor\n"
-               "cores, its operand unit roundoff u_in (0 = FP32 products,\n4.9e-04 = TF32), and "
-               "the technique the step adds.\n");
+               "cores, its operand unit roundoff u_in (0: FP32 products, 4.9e-04: TF32) and the\n"
+               "technique the step adds.\n");
 }
 
 int gk_cmd_kernels(int argc, char **argv) {
