@@ -14,14 +14,15 @@ int main(void) {
     const float a[2 * 3] = {1, 2, 3, 4, 5, 6};
     const float b[3 * 2] = {7, 8, 9, 10, 11, 12};
     float c[2 * 2];
-    gk_status st = gk_sgemm(GK_ROW_MAJOR, GK_NO_TRANS, GK_NO_TRANS, 2, 2, 3, 1.0f, a, 3, b, 2,
-                            0.0f, c, 2);
+    gk_status st =
+        gk_sgemm(GK_ROW_MAJOR, GK_NO_TRANS, GK_NO_TRANS, 2, 2, 3, 1.0f, a, 3, b, 2, 0.0f, c, 2);
     if (st != GK_SUCCESS) {
         fprintf(stderr, "gk_sgemm failed: %s: %s\n", gk_status_string(st), gk_last_error());
         return 1;
     }
     printf("C = A * B:\n");
-    for (int i = 0; i < 2; i++) printf("  %g %g\n", c[i * 2], c[i * 2 + 1]);
+    for (int i = 0; i < 2; i++)
+        printf("  %g %g\n", c[i * 2], c[i * 2 + 1]);
 
     /* Mistakes come back as a status and a per-thread message; C is left untouched. */
     st = gk_sgemm(GK_ROW_MAJOR, GK_NO_TRANS, GK_NO_TRANS, 2, 2, 3, 1.0f, a, 1, b, 2, 0.0f, c, 2);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_install.sh — `make install` into a temporary prefix, then a user's view of it: the files
 # and SONAME, examples/example.c built with `pkg-config --cflags --libs gemmkit` against the
-# installed copy and run (shared, then static with `pkg-config --static`), the installed CLI,
+# installed copy and run (shared, then static with `pkg-config --static`), the default BLAS error
+# handlers (tests/blas/default_handlers.c), the installed CLI,
 # a DESTDIR staging install, and `make uninstall`. Uses the build the tests run on
 # ($GK_BUILD), so nothing is rebuilt; works with or without the CUDA backend.
 set -u
@@ -85,6 +86,23 @@ elif ! "$tmp/ex_static" >"$tmp/out_static" 2>&1; then
     fail example_static "exited non-zero: $(tr '\n' '|' <"$tmp/out_static")"
 else
     check_output example_static "$tmp/out_static"
+fi
+
+# The default BLAS error handlers, as a program without its own sees them.
+want_handlers=" ** On entry to SGEMM  parameter number 8 had an illegal value
+Parameter 4 to routine cblas_sgemm was incorrect
+Parameter 4 to routine cblas_sgemm was incorrect
+Parameter 9 to routine cblas_sgemm was incorrect
+Parameter 2 to routine cblas_sgemm was incorrect
+Illegal TransA setting, 5"
+if ! ${CC:-cc} "${san_flags[@]}" "$here/default_handlers.c" $cflags $libs -o "$tmp/handlers" 2>"$tmp/cc.log"; then
+    fail default_blas_handlers "build failed: $(head -n 5 "$tmp/cc.log" | tr '\n' ' ')"
+elif ! LD_LIBRARY_PATH=$prefix/lib "$tmp/handlers" >"$tmp/h.out" 2>"$tmp/h.err"; then
+    fail default_blas_handlers "exited non-zero: $(tr '\n' '|' <"$tmp/h.err")"
+elif [ "$(cat "$tmp/h.err")" != "$want_handlers" ] || [ "$(cat "$tmp/h.out")" != returned ]; then
+    fail default_blas_handlers "stderr: $(tr '\n' '|' <"$tmp/h.err") stdout: $(cat "$tmp/h.out")"
+else
+    gk_report ok default_blas_handlers
 fi
 
 if [ "$("$prefix/bin/gemmkit" --version 2>&1)" = "gemmkit 0.1.0" ]; then
