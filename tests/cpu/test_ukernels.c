@@ -1,0 +1,156 @@
+/*
+ * test_ukernels.c — every CPU micro-kernel in the registry against a float64 reference and the
+ * generic oracle (gk_ukr_ref), on every edge shape m_valid x n_valid <= MR x NR, kc in
+ * {1, 2, KC-1, KC, KC+1} (KC = the kernel's cache block on this machine), beta in {0, 1, -1, 0.5},
+ * column- and row-strided C. C sits inside a sentinel-filled frame: nothing outside the valid
+ * part may change, and with beta = 0 the valid part starts as NaN, which must not leak.
+ * Kernels this CPU cannot run report "skip". Panels are allocated to their exact size so the
+ * sanitizer build catches reads past them.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cpu/config/cpu.h"
+#include "cpu/kernels/ukernel.h"
+#include "ref.h"
+
+static const gk_ukr_desc *cur; /* kernel under test for the per-kernel cases */
+
+static const float SENTINEL = -7777.0f;
+
+/* One kernel call on shape (mv, nv, kc); returns 0 or records a failure. */
+static int check_one(const gk_ukr_desc *u, int64_t kc, int mv, int nv, float alpha, float beta,
+                     int row_strided, t_rng *rng) {
+    const int mr = u->mr, nr = u->nr;
+    float *pa = malloc(sizeof(float) * (size_t)(mr * kc));
+    float *pb = malloc(sizeof(float) * (size_t)(nr * kc));
+    /* frame of (mr + 4) x (nr + 4) with the tile at (2, 2); stored column- or row-major */
+    const int fr = mr + 4, fc = nr + 4;
+    float *frame = malloc(sizeof(float) * (size_t)(fr * fc));
+    float *oracle = malloc(sizeof(float) * (size_t)(fr * fc));
+    float *c0 = malloc(sizeof(float) * (size_t)(mr * nr));
+    int failed = 0;
+    if (!pa || !pb || !frame || !oracle || !c0) {
+        T_CHECK(0, "out of memory");
+        failed = 1;
+        goto done;
+    }
+    t_fill_random(pa, mr * kc, rng);
+    t_fill_random(pb, nr * kc, rng);
+    t_fill_random(c0, mr * nr, rng);
+    const int64_t rs = row_strided ? fc : 1, cs = row_strided ? 1 : fr;
+    for (int i = 0; i < fr * fc; i++)
+        frame[i] = SENTINEL;
+    float *c = frame + 2 * rs + 2 * cs;
+    for (int j = 0; j < nv; j++)
+        for (int i = 0; i < mv; i++)
+            c[i * rs + j * cs] = beta == 0.0f ? NAN : c0[i + j * mr];
+    memcpy(oracle, frame, sizeof(float) * (size_t)(fr * fc));
+
+    u->fn(kc, pa, pb, c, rs, cs, alpha, beta, mv, nv);
+    gk_ukr_ref(mr, nr, kc, pa, pb, oracle + 2 * rs + 2 * cs, rs, cs, alpha, beta, mv, nv);
+
+    for (int j = 0; j < fc && !failed; j++)
+        for (int i = 0; i < fr && !failed; i++) {
+            const int64_t off = (int64_t)i * rs + (int64_t)j * cs;
+            const int ti = i - 2, tj = j - 2;
+            const float got = frame[off];
+            if (ti < 0 || tj < 0 || ti >= mv || tj >= nv) {
+                if (memcmp(&got, &SENTINEL, sizeof got) != 0) {
+                    T_CHECK(0,
+                            "%s kc=%lld %dx%d beta=%g %s: wrote outside the valid part at "
+                            "tile (%d,%d): %g",
+                            u->name, (long long)kc, mv, nv, beta, row_strided ? "rs" : "cs", ti, tj,
+                            got);
+                    failed = 1;
+                }
+                continue;
+            }
+            double exact = 0.0, mag = 0.0;
+            for (int64_t p = 0; p < kc; p++) {
+                double prod = (double)pa[p * mr + ti] * pb[p * nr + tj];
+                exact += prod;
+                mag += fabs(prod);
+            }
+            const double cv = beta == 0.0f ? 0.0 : c0[ti + tj * mr];
+            const double want = (double)alpha * exact + (double)beta * cv;
+            const double scale = fabs((double)alpha) * mag + fabs((double)beta * cv);
+            const double bound = (double)(kc + 2) * FLT_EPSILON * scale + FLT_MIN;
+            const double err = fabs(got - want), err_oracle = fabs(got - (double)oracle[off]);
+            if (!(err <= bound) || !(err_oracle <= 2.0 * bound)) {
+                T_CHECK(0,
+                        "%s kc=%lld %dx%d beta=%g %s: C(%d,%d)=%.9g want %.9g oracle %.9g "
+                        "(bound %.3g)",
+                        u->name, (long long)kc, mv, nv, beta, row_strided ? "rs" : "cs", ti, tj,
+                        got, want, oracle[off], bound);
+                failed = 1;
+            }
+        }
+done:
+    free(pa), free(pb), free(frame), free(oracle), free(c0);
+    return failed;
+}
+
+static void edges(void) {
+    if (!cur->usable()) T_SKIP("%s: this CPU/OS cannot run %s", cur->name, cur->arch);
+    const int64_t kcb = gk_cpu_blocking(gk_cpu_features_get(), cur->mr, cur->nr).kc;
+    const int64_t kcs[] = {1, 2, kcb - 1, kcb, kcb + 1};
+    const float betas[] = {0.0f, 1.0f, -1.0f, 0.5f};
+    t_rng rng = {0x9e3779b97f4a7c15ull};
+    for (size_t ki = 0; ki < sizeof kcs / sizeof kcs[0]; ki++)
+        for (int mv = 1; mv <= cur->mr; mv++)
+            for (int nv = 1; nv <= cur->nr; nv++)
+                for (size_t bi = 0; bi < sizeof betas / sizeof betas[0]; bi++) {
+                    const float alpha = (mv + nv) % 2 ? 1.0f : -1.5f;
+                    if (check_one(cur, kcs[ki], mv, nv, alpha, betas[bi], 0, &rng)) return;
+                }
+}
+
+/* Row-strided C (rs_c != 1) takes the buffered path even for full tiles. */
+static void strided(void) {
+    if (!cur->usable()) T_SKIP("%s: this CPU/OS cannot run %s", cur->name, cur->arch);
+    const float betas[] = {0.0f, 1.0f, -1.0f, 0.5f};
+    t_rng rng = {12345};
+    const int shapes[][2] = {{cur->mr, cur->nr}, {1, 1}, {cur->mr - 1, cur->nr}, {cur->mr, 1}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (size_t bi = 0; bi < 4; bi++)
+            if (check_one(cur, 37, shapes[s][0], shapes[s][1], 0.75f, betas[bi], 1, &rng)) return;
+}
+
+/* The registry's own promises: unique families, generic last and always usable, tiles within
+ * the buffers sized by GK_UKR_MAX_TILE, and blocking that respects each kernel's shape. */
+static void registry(void) {
+    T_REQUIRE(gk_ukr_count >= 1 && gk_ukr_count <= GK_UKR_MAX_KERNELS, "count %d", gk_ukr_count);
+    const gk_ukr_desc *last = &gk_ukr_table[gk_ukr_count - 1];
+    T_CHECK(strcmp(last->arch, "generic") == 0 && last->usable(), "last entry %s", last->name);
+    for (int i = 0; i < gk_ukr_count; i++) {
+        const gk_ukr_desc *u = &gk_ukr_table[i];
+        T_CHECK(u->mr >= 1 && u->nr >= 1 && u->mr * u->nr <= GK_UKR_MAX_TILE, "%s tile", u->name);
+        T_CHECK(gk_ukr_find(u->arch) == i, "%s: arch %s not unique", u->name, u->arch);
+        T_CHECK(u->fn && u->usable && u->small, "%s: missing function", u->name);
+        gk_blocking b = gk_cpu_blocking(gk_cpu_features_get(), u->mr, u->nr);
+        T_CHECK(b.kc >= 1 && b.mc >= u->mr && b.mc % u->mr == 0 && b.nc >= u->nr &&
+                    b.nc % u->nr == 0,
+                "%s: blocking mc=%lld kc=%lld nc=%lld", u->name, (long long)b.mc, (long long)b.kc,
+                (long long)b.nc);
+    }
+    T_CHECK(gk_ukr_find("no-such-arch") == -1, "found a bogus arch");
+}
+
+int main(void) {
+    T_RUN(registry);
+    for (int i = 0; i < gk_ukr_count; i++) {
+        char name[96];
+        cur = &gk_ukr_table[i];
+        snprintf(name, sizeof name, "ukr_%s_edges", cur->name);
+        t_run(name, edges);
+        snprintf(name, sizeof name, "ukr_%s_row_strided_c", cur->name);
+        t_run(name, strided);
+    }
+    return t_finish();
+}
