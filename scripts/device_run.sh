@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# device_run.sh — the one script to run on a GPU machine (made for the lead's H100 runs): records
+# the GPU's state, builds, prints the ptxas resource use of the ladder kernels, runs the GPU tests,
+# compute-sanitizer (memcheck + racecheck) on small shapes, `gemmkit ladder` at 4096 and 8192 with
+# cuBLAS (and the Triton peer when `import triton` works), and optionally the sweep and the CPU
+# side. It never changes GPU settings (no clocks, persistence or power limits).
+#
+#   scripts/device_run.sh [PART ...]    PART: info build ptxas tests sanitizer ladder cpu sweep
+#                                       default: info build tests ladder ptxas sanitizer cpu
+#
+# Every step runs under `timeout`, and a global deadline (GK_DEVICE_BUDGET seconds, default 500)
+# shrinks or skips the later steps so the whole run ends inside 9 minutes. Results go to $OUT
+# (default ./device-out): summary.txt (also printed last), ladder.txt (the ladder table) and
+# results.tar.gz (every log, CSV, JSON and plot).
+set -u
+cd "$(dirname "$0")/.." || exit 2
+OUT=${OUT:-$PWD/device-out}
+WORK=$OUT/work
+mkdir -p "$WORK/logs"
+LOGS=$WORK/logs
+BUDGET=${GK_DEVICE_BUDGET:-500}
+START=$(date +%s)
+JOBS=$(nproc 2>/dev/null || echo 8)
+export PATH=$PATH:${CUDA_HOME:-/usr/local/cuda}/bin
+PARTS=("$@")
+[ ${#PARTS[@]} -eq 0 ] && PARTS=(info build tests ladder ptxas sanitizer cpu)
+SUMMARY=()
+
+want() { local p; for p in "${PARTS[@]}"; do [ "$p" = "$1" ] && return 0; done; return 1; }
+left() { echo $((BUDGET - ($(date +%s) - START))); }
+
+# step NAME BOX CMD...: runs CMD with stdout+stderr in logs/NAME.log, time-boxed by
+# min(BOX, time left - 15 s); sets LAST_STATUS/LAST_SECS for `record`. Returns CMD's status.
+step() {
+    local name=$1 box=$2 rem t0 rc
+    shift 2
+    rem=$(($(left) - 15))
+    if [ "$rem" -lt 20 ]; then
+        LAST_STATUS=skipped LAST_SECS=0
+        : >"$LOGS/$name.log"
+        return 124
+    fi
+    [ "$box" -gt "$rem" ] && box=$rem
+    echo "== $name (time box ${box}s)" >&2
+    t0=$(date +%s)
+    timeout --kill-after=10 "$box" "$@" >"$LOGS/$name.log" 2>&1
+    rc=$?
+    case $rc in 0) LAST_STATUS=ok ;; 124 | 137) LAST_STATUS=TIMEOUT ;; *) LAST_STATUS="FAIL($rc)" ;; esac
+    LAST_SECS=$(($(date +%s) - t0))
+    return $rc
+}
+record() {
+    local detail=$2
+    [ "$LAST_STATUS" = skipped ] && detail="out of time budget"
+    SUMMARY+=("$(printf '%-10s %-8s %4ss  %s' "$1" "$LAST_STATUS" "$LAST_SECS" "$detail")")
+}
+
+# Steps that are more than one command run as exported functions under `timeout bash -c`.
+info_report() {
+    date -u; uname -a; echo
+    nvidia-smi -q | head -60; echo
+    nvidia-smi --format=csv --query-gpu=name,driver_version,pstate,clocks.sm,clocks.max.sm,clocks.mem,power.draw,power.limit,temperature.gpu,persistence_mode
+    echo; nvcc --version | tail -2; echo; lscpu | head -20; echo; free -g
+    python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)' ||
+        echo "(torch/triton not importable: no Triton peer)"
+}
+# registers / spills / stack of every ladder kernel for sm_90a (one ptxas -v compile per file,
+# in parallel), demangled, one block per file
+ptxas_report() {
+    local tmp f
+    tmp=$(mktemp -d)
+    for f in src/cuda/ladder/*.cu; do
+        nvcc -Iinclude -Isrc -std=c++17 -O3 -DGK_HAVE_CUDA=1 --expt-relaxed-constexpr \
+            -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -c "$f" -o /dev/null \
+            >"$tmp/$(basename "$f").log" 2>&1 &
+        [ "$(jobs -r | wc -l)" -ge "$JOBS" ] && wait -n
+    done
+    wait
+    for f in src/cuda/ladder/*.cu; do
+        echo "## $f"
+        awk '/Compiling entry function/ { fn = $0; sub(/.*function ./, "", fn); sub(/. for .*/, "", fn) }
+             /spill stores/ { s = $0; sub(/^[^0-9]*/, "", s) }
+             /Used [0-9]+ registers/ { r = $0; sub(/.*Used /, "", r); print fn ": " r "; " s }
+             /error/ { print }' "$tmp/$(basename "$f").log" | c++filt
+    done
+    rm -rf "$tmp"
+}
+export -f info_report ptxas_report
+export JOBS
+
+if want info; then
+    step info 30 bash -c info_report
+    record info "$(grep -m1 'Product Name' "$LOGS/info.log" | sed 's/.*: //')"
+fi
+
+if want build; then
+    step build 300 make -j"$JOBS" all tests
+    record build "$(grep -c -i 'warning' "$LOGS/build.log") warning lines, $(grep -c -E 'error' "$LOGS/build.log") error lines"
+fi
+
+if want tests; then
+    step tests 200 env GK_TEST_TIMEOUT=180 GK_TEST_LOG_DIR="$LOGS/tests" bash tests/run.sh build/tests/cuda/*
+    record tests "$(tail -1 "$LOGS/tests.log")"
+fi
+
+if want ladder; then
+    extra=()
+    python3 -c 'import triton, torch' >/dev/null 2>&1 && extra=(--triton)
+    step ladder 260 build/bin/gemmkit ladder --sizes 4096,8192 --out "$WORK/ladder" "${extra[@]}"
+    rc=$?
+    awk '/^[^ ]+, sm_/{p=1} p' "$LOGS/ladder.log" >"$OUT/ladder.txt"
+    record ladder "exit $rc; ${extra[*]:-no triton}; table in ladder.txt"
+fi
+
+if want ptxas; then
+    step ptxas 120 bash -c ptxas_report
+    record ptxas "$(grep -c 'registers' "$LOGS/ptxas.log") kernels; with spills: $(grep -c -E ' [1-9][0-9]* bytes spill (stores|loads)' "$LOGS/ptxas.log")"
+fi
+
+if want sanitizer; then
+    san=$(command -v compute-sanitizer || ls /usr/local/cuda*/compute-sanitizer/compute-sanitizer 2>/dev/null | head -1)
+    if [ -z "$san" ]; then
+        LAST_STATUS=skipped LAST_SECS=0
+        SUMMARY+=("$(printf '%-10s %-8s %4ss  %s' sanitizer skipped 0 "compute-sanitizer not found")")
+    else
+        for tool in memcheck racecheck; do
+            step "$tool" 150 "$san" --tool "$tool" --error-exitcode 99 build/tests/cuda/test_cuda_sgemm --small
+            record "$tool" "$(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOGS/$tool.log"); $(grep -c '^ok ' "$LOGS/$tool.log") ok, $(grep -c '^FAIL ' "$LOGS/$tool.log") FAIL"
+        done
+    fi
+fi
+
+if want cpu; then
+    progs=()
+    for f in build/tests/*/test_* tests/*/test_*.sh tests/*/test_*.py; do
+        case $f in build/tests/cuda/* | *.d | *.o) ;; *) [ -e "$f" ] && progs+=("$f") ;; esac
+    done
+    step cpu_tests 150 env GK_TEST_TIMEOUT=140 GK_TEST_LOG_DIR="$LOGS/cpu-tests" GK_BUILD=build GK_PYTHON=python3 bash tests/run.sh "${progs[@]}"
+    record cpu_tests "$(tail -1 "$LOGS/cpu_tests.log")"
+    step cpu_bench 120 build/bin/gemmkit bench --device cpu --quick --out "$WORK/cpu-bench"
+    record cpu_bench "see logs/cpu_bench.log"
+fi
+
+if want sweep; then
+    step sweep 300 build/bin/gemmkit ladder --sweep --reps 10 --budget 0.3 --out "$WORK/sweep"
+    record sweep "$(grep -c -E '^ *[0-9]+ ' "$LOGS/sweep.log") rows; plots in sweep/"
+fi
+
+{
+    echo "gemmkit device run, $(date -u +%FT%TZ), $(($(date +%s) - START)) s, parts: ${PARTS[*]}"
+    printf '%-10s %-8s %5s  %s\n' step status time detail
+    printf '%s\n' "${SUMMARY[@]}"
+} >"$OUT/summary.txt"
+tar -C "$WORK" -czf "$OUT/results.tar.gz" . 2>/dev/null
+rm -rf "$WORK"
+[ -s "$OUT/ladder.txt" ] && cat "$OUT/ladder.txt"
+cat "$OUT/summary.txt"
