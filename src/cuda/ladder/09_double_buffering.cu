@@ -1,0 +1,122 @@
+/*
+ * 09_double_buffering.cu — ladder step 9: the step 8 kernel (128x128x8 block tile, 32x64 warp
+ * tiles, 8x8 outputs per lane, padded transposed A tile, float4 traffic) with the tile pipeline
+ * restructured so loads overlap math.
+ *
+ * What it adds over step 8: two shared-memory buffers per operand. While the warps compute on
+ * tile t from one buffer, each thread already has the global loads of tile t+1 in flight into
+ * registers; after its math it writes them to the other buffer. A buffer is rewritten only after
+ * the barrier that ends the math reading it, so one __syncthreads per K step suffices (step 8
+ * needs two, and its global-load latency is exposed before every tile's math).
+ *
+ * Measured on H100: see docs/ladder.md / bench/results (filled in from the lead's H100 run).
+ */
+#include "cuda/ladder/ladder.cuh"
+#include "cuda/ptx/common.cuh"
+
+namespace {
+
+constexpr int BM = 128, BN = 128, BK = 8;
+constexpr int WM = 32, WN = 64;                           /* warp tile */
+constexpr int LANES_M = 4, LANES_N = 8;                   /* lane grid inside a warp */
+constexpr int TS = 4;                                     /* a lane's sub-tile is TS x TS */
+constexpr int SUB_M = LANES_M * TS, SUB_N = LANES_N * TS; /* warp sub-tile: 16 x 32 */
+constexpr int ITER_M = WM / SUB_M, ITER_N = WN / SUB_N;   /* 2 x 2 sub-tiles per lane */
+constexpr int TM = ITER_M * TS, TN = ITER_N * TS;         /* 8 x 8 outputs per lane */
+constexpr int WARPS_N = BN / WN;
+constexpr int THREADS = 32 * (BM / WM) * WARPS_N; /* 256 */
+constexpr int A_PAD = 4;
+static_assert(LANES_M * LANES_N == 32, "a lane grid is one warp");
+static_assert(BM * BK == 4 * THREADS && BK * BN == 4 * THREADS, "one float4 of A and B each");
+
+template <bool VEC>
+__global__ void __launch_bounds__(THREADS, 2) double_buffering_kernel(gk_rm_problem p) {
+    alignas(16) __shared__ float as[2][BK][BM + A_PAD]; /* A tiles transposed: [k][row of C] */
+    alignas(16) __shared__ float bs[2][BK][BN];         /* [k][column of C] */
+
+    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int64_t row0 = (int64_t)blockIdx.y * BM, col0 = (int64_t)blockIdx.x * BN;
+    const int mr = (int)min(p.m - row0, (int64_t)BM), nr = (int)min(p.n - col0, (int64_t)BN);
+    const int tr = (warp / WARPS_N) * WM + (lane / LANES_N) * TS;
+    const int tc = (warp % WARPS_N) * WN + (lane % LANES_N) * TS;
+    const int la_r = tid / (BK / 4), la_c = (tid % (BK / 4)) * 4;
+    const int lb_r = tid / (BN / 4), lb_c = (tid % (BN / 4)) * 4;
+    const bool la_ok = la_r < mr;
+    const float *a = p.a + (la_ok ? (row0 + la_r) * p.lda : 0);
+    const float *b = p.b + (int64_t)lb_r * p.ldb + col0; /* advances one tile per fetch */
+    const int64_t b_tile = BK * p.ldb;
+
+    /* The tile of K step k0 is fetched into va/vb (registers) and later stashed into a buffer. */
+    float4 va, vb;
+    auto fetch = [&](int64_t k0) {
+        const int kr = (int)min(p.k - k0, (int64_t)BK); /* K columns in this tile */
+        va = la_ok ? gk_load4<VEC>(a, la_c, kr) : make_float4(0, 0, 0, 0);
+        vb = lb_r < kr ? gk_load4<VEC>(b, lb_c, nr) : make_float4(0, 0, 0, 0);
+        a += BK;
+        b += b_tile;
+    };
+    auto stash = [&](int buf) {
+        as[buf][la_c + 0][la_r] = va.x;
+        as[buf][la_c + 1][la_r] = va.y;
+        as[buf][la_c + 2][la_r] = va.z;
+        as[buf][la_c + 3][la_r] = va.w;
+        *reinterpret_cast<float4 *>(&bs[buf][lb_r][lb_c]) = vb;
+    };
+
+    float acc[TM][TN] = {};
+    fetch(0);
+    stash(0);
+    __syncthreads();
+    int buf = 0;
+    for (int64_t k0 = 0; k0 < p.k; k0 += BK, buf ^= 1) {
+        const bool more = k0 + BK < p.k;
+        if (more) fetch(k0 + BK); /* in flight during the math below */
+#pragma unroll
+        for (int kk = 0; kk < BK; ++kk) {
+            alignas(16) float fa[TM];
+            alignas(16) float fb[TN];
+#pragma unroll
+            for (int mi = 0; mi < ITER_M; ++mi)
+                *reinterpret_cast<float4 *>(&fa[mi * TS]) =
+                    *reinterpret_cast<const float4 *>(&as[buf][kk][tr + mi * SUB_M]);
+#pragma unroll
+            for (int ni = 0; ni < ITER_N; ++ni)
+                *reinterpret_cast<float4 *>(&fb[ni * TS]) =
+                    *reinterpret_cast<const float4 *>(&bs[buf][kk][tc + ni * SUB_N]);
+#pragma unroll
+            for (int i = 0; i < TM; ++i)
+#pragma unroll
+                for (int j = 0; j < TN; ++j)
+                    acc[i][j] += fa[i] * fb[j];
+        }
+        /* buf ^ 1 was last read before the previous barrier, so it is free to overwrite. */
+        if (more) stash(buf ^ 1);
+        __syncthreads();
+    }
+
+#pragma unroll
+    for (int i = 0; i < TM; ++i) {
+        const int r = tr + (i / TS) * SUB_M + i % TS;
+        if (r >= mr) continue;
+        float *c = p.c + (row0 + r) * p.ldc + col0;
+#pragma unroll
+        for (int ni = 0; ni < ITER_N; ++ni) {
+            const float *v = &acc[i][ni * TS];
+            gk_store4<VEC>(c, tc + ni * SUB_N, nr, make_float4(v[0], v[1], v[2], v[3]), p.alpha,
+                           p.beta);
+        }
+    }
+}
+
+} // namespace
+
+cudaError_t gk_ladder_09_double_buffering(const gk_rm_problem &p, cudaStream_t s) {
+    return gk_for_row_chunks(p, BM, [&](const gk_rm_problem &q) {
+        const dim3 grid((unsigned)gk_ceil_div(q.n, BN), (unsigned)gk_ceil_div(q.m, BM));
+        if (gk_vec_ok(q))
+            double_buffering_kernel<true><<<grid, THREADS, 0, s>>>(q);
+        else
+            double_buffering_kernel<false><<<grid, THREADS, 0, s>>>(q);
+        return cudaGetLastError();
+    });
+}
