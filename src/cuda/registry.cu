@@ -9,24 +9,27 @@
 static const double TF32_UNIT = 1.0 / 2048.0; /* 10 explicit mantissa bits: u = 2^-11 */
 
 static const gk_kernel_entry entries[] = {
-    {"01_naive", "one thread per element of C; consecutive threads walk down a column of C, so "
-     "loads of A are strided (uncoalesced)", 50, 0.0, 0, gk_ladder_01_naive},
-    {"02_coalesced", "consecutive threads take consecutive columns of C: B and C accesses coalesce, "
-     "A is a warp-wide broadcast", 50, 0.0, 0, gk_ladder_02_coalesced},
-    {"03_smem_tiling", "blocks stage 32x32 tiles of A and B in shared memory, cutting global "
-     "traffic by the tile width", 50, 0.0, 0, gk_ladder_03_smem_tiling},
-    {"04_1d_register_tiling", "each thread computes a column of 8 outputs, reusing one B value "
-     "from a register across them", 50, 0.0, 0, gk_ladder_04_1d_register_tiling},
-    {"05_2d_register_tiling", "each thread computes an 8x8 outer product from register fragments "
-     "of A and B", 50, 0.0, 0, gk_ladder_05_2d_register_tiling},
-    {"06_vectorized", "float4 global loads and shared-memory reads; the A tile is stored "
-     "transposed so both fragments are contiguous", 50, 0.0, 0, gk_ladder_06_vectorized},
-    {"07_bank_conflict_free", "padding / swizzle of the shared tiles removes bank conflicts on the "
-     "transposed A stores", 50, 0.0, 0, gk_ladder_07_bank_conflict_free},
-    {"08_warp_tiling", "a middle level of tiling per warp matches the warp's footprint to shared "
-     "memory banks and raises register reuse", 50, 0.0, 0, gk_ladder_08_warp_tiling},
+    {"01_naive", "one thread per element of C; threadIdx.x walks down a column of C, so a "
+     "warp's A loads and C stores are uncoalesced", 50, 0.0, 0, gk_ladder_01_naive},
+    {"02_coalesced", "threadIdx.x runs along a row of C: B loads and C stores coalesce, the A "
+     "load is a warp-wide broadcast", 50, 0.0, 0, gk_ladder_02_coalesced},
+    {"03_smem_tiling", "32x32 tiles of A and B staged in shared memory: each global load serves "
+     "32 FMAs", 50, 0.0, 0, gk_ladder_03_smem_tiling},
+    {"04_1d_register_tiling", "64x64x8 block tile; each thread computes a column of 8 outputs, "
+     "reusing one B value from a register across them", 50, 0.0, 0,
+     gk_ladder_04_1d_register_tiling},
+    {"05_2d_register_tiling", "128x128x8 block tile; each thread accumulates an 8x8 outer product "
+     "from register fragments of A and B", 50, 0.0, 0, gk_ladder_05_2d_register_tiling},
+    {"06_vectorized", "float4 global loads/stores and LDS.128 fragment reads; the A tile is "
+     "stored transposed so both fragments are contiguous", 50, 0.0, 0, gk_ladder_06_vectorized},
+    {"07_bank_conflict_free", "A tile padded to 132 floats per row and 4x4-quadrant thread "
+     "fragments: no shared-memory bank conflicts on A stores or B reads", 50, 0.0, 0,
+     gk_ladder_07_bank_conflict_free},
+    {"08_warp_tiling", "32x64 warp tiles over a 4x8 lane grid: smaller shared-memory footprint "
+     "per warp, one conflict-free wavefront per fragment load", 50, 0.0, 0,
+     gk_ladder_08_warp_tiling},
     {"09_double_buffering", "two shared buffers and register prefetch overlap the next tile's "
-     "loads with this tile's math, one barrier per tile", 50, 0.0, 0,
+     "global loads with this tile's math, one barrier per K step", 50, 0.0, 0,
      gk_ladder_09_double_buffering},
     {"10_cp_async_pipeline", "cp.async copies global->shared without registers, several stages "
      "in flight", 80, 0.0, 0, gk_ladder_10_cp_async_pipeline},
