@@ -60,12 +60,12 @@ static void collect_specials(void) {
         for (size_t i = 0; i < sizeof tiles / sizeof *tiles; i++)
             for (int d = -1; d <= 1; d++)
                 add_special(tiles[i] + d);
-        /* Blocks beyond ~4500 would make the reference too slow even with the other two
-         * dimensions small; the engine's edge logic is the same at any size. */
+        /* The volume cap in make_case keeps even nc + 1 affordable: the other two dimensions
+         * are redrawn small. The bound only guards against absurd blockings. */
         const int64_t blocks[] = {info.mc, info.kc, info.nc, 2 * info.kc};
         for (size_t i = 0; i < sizeof blocks / sizeof *blocks; i++)
             for (int d = -1; d <= 1; d++)
-                if (blocks[i] + d <= 4500) add_special(blocks[i] + d);
+                if (blocks[i] + d <= 16384) add_special(blocks[i] + d);
     }
     gk_set_arch(NULL);
 }

@@ -4,11 +4,9 @@
  * with NULL or NaN-filled operands, beta = 0 never reading C, A and B in read-only memory with
  * inaccessible pages around them, 64-bit leading dimensions, and the thread/arch settings.
  */
-#include <inttypes.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
