@@ -37,13 +37,24 @@ static int reporting; /* configuration whose result report_cfg prints */
 static uint64_t seed = 20260101;
 static int64_t n_cases = 360;
 
-/* Sizes that stress edges of every supported family's blocking, collected at start-up. */
+/* Sizes that stress edges of every supported family's blocking, collected at start-up, and
+ * shapes that cross several block edges at once, run before the random ones so that every
+ * family's mc/kc/nc edges meet the packed path whatever the seed. */
 static int64_t special[MAX_SPECIAL];
 static int n_special;
+enum { MAX_EDGE_SHAPES = 4 * N_ARCH };
+static int64_t edge_shapes[MAX_EDGE_SHAPES][3];
+static int n_edge_shapes;
 
 static const int64_t primes[] = {2,   3,   5,   7,   11,  13,  17,  19,  23,  29,  31,  37,
                                  41,  61,  67,  89,  97,  101, 127, 131, 193, 199, 251, 257,
                                  293, 311, 383, 401, 449, 509, 521, 613, 661, 691, 701};
+
+/* The float64 reference costs m*n*k; most shapes stay under SMALL_VOLUME, one in BIG_EVERY may
+ * reach 700^3 so the threaded packed path also meets realistic sizes. */
+#define SMALL_VOLUME (3 * 1000 * 1000)
+#define BIG_VOLUME (700LL * 700 * 700)
+#define BIG_EVERY 40
 
 static void add_special(int64_t v) {
     if (v < 1 || n_special == MAX_SPECIAL) return;
@@ -66,6 +77,13 @@ static void collect_specials(void) {
         for (size_t i = 0; i < sizeof blocks / sizeof *blocks; i++)
             for (int d = -1; d <= 1; d++)
                 if (blocks[i] + d <= 16384) add_special(blocks[i] + d);
+        const int64_t shapes[4][3] = {{info.mc + 1, 2 * info.nr + 1, info.kc + 1},
+                                      {info.mc - 1, info.nr - 1, 2 * info.kc + 1},
+                                      {info.mr + 1, info.nc + 1, info.kc + 1},
+                                      {2 * info.mr + 1, info.nc - 1, 7}};
+        for (int i = 0; i < 4; i++)
+            if (shapes[i][0] * shapes[i][1] * shapes[i][2] <= BIG_VOLUME / 2)
+                memcpy(edge_shapes[n_edge_shapes++], shapes[i], sizeof shapes[i]);
     }
     gk_set_arch(NULL);
 }
@@ -85,12 +103,6 @@ static int64_t pick_dim(t_rng *r) {
     }
 }
 
-/* The float64 reference costs m*n*k; most shapes stay under SMALL_VOLUME, one in BIG_EVERY may
- * reach 700^3 so the threaded packed path also meets realistic sizes. */
-#define SMALL_VOLUME (3 * 1000 * 1000)
-#define BIG_VOLUME (700LL * 700 * 700)
-#define BIG_EVERY 40
-
 static void make_case(int64_t index, t_rng *r, t_gemm_case *cs) {
     static const float scalars[] = {0.0f, 1.0f, -1.0f, 0.5f};
     memset(cs, 0, sizeof *cs);
@@ -102,9 +114,10 @@ static void make_case(int64_t index, t_rng *r, t_gemm_case *cs) {
     if (cs->tb == GK_TRANS && t_rng_next(r) % 4 == 0) cs->tb = GK_CONJ_TRANS;
 
     int64_t d[3] = {pick_dim(r), pick_dim(r), pick_dim(r)};
+    if (index < n_edge_shapes) memcpy(d, edge_shapes[index], sizeof d);
     const int64_t cap = index % BIG_EVERY == BIG_EVERY - 1 ? BIG_VOLUME : SMALL_VOLUME;
     /* Redraw a random dimension small until the volume fits: the others keep their edge sizes. */
-    while (d[0] * d[1] * d[2] > cap) {
+    while (index >= n_edge_shapes && d[0] * d[1] * d[2] > cap) {
         int i = (int)(t_rng_next(r) % 3);
         d[i] = t_rng_range(r, 1, d[i] > 64 ? 64 : d[i]);
     }
@@ -181,7 +194,8 @@ int main(void) {
     printf("# edge sizes:");
     for (int i = 0; i < n_special; i++)
         printf(" %lld", (long long)special[i]);
-    printf("\n");
+    printf("\n# %d edge shapes first, then %lld random ones\n", n_edge_shapes, (long long)n_cases);
+    n_cases += n_edge_shapes;
 
     t_rng rng = {seed ? seed : 1};
     for (int64_t index = 0; index < n_cases; index++) {
