@@ -616,7 +616,8 @@ static void print_table(const run_state *st) {
                 else if (r->failed)
                     printf(" | %13s %5s", "FAIL", "-");
                 else {
-                    snprintf(cell, sizeof cell, "%.2f", gk > 0 && gf > 0 ? gk / gf : 0.0);
+                    double x = gk > 0 && gf > 0 ? gk / gf : 0.0;
+                    snprintf(cell, sizeof cell, x < 10 ? "%.2f" : x < 100 ? "%.1f" : "%.0f", x);
                     printf(" | %13.1f %5s", gf, gk > 0 ? cell : "-");
                 }
             }
