@@ -54,14 +54,15 @@ double gk_peak_gflops(int threads, const char **isa) {
             kern = gk_peak_kernel_avx2, *isa = "avx2";
     }
 #endif
-    /* Calibrate to ~0.2 s per run so thread start-up and timer resolution are negligible. */
+    /* ~0.05 s per run: long against thread start-up and timer resolution, short enough that
+     * the best of 10 likely includes a run no other process interrupted. */
     int64_t iters = 1 << 16;
     double t0 = now_s();
     kern(iters);
     double dt = now_s() - t0;
-    if (dt > 0) iters = (int64_t)((double)iters * 0.2 / dt) + 1;
+    if (dt > 0) iters = (int64_t)((double)iters * 0.05 / dt) + 1;
     double best = 0;
-    for (int r = 0; r < 3; r++) {
+    for (int r = 0; r < 10; r++) {
         double g = run_once(kern, iters, threads);
         if (g > best) best = g;
     }

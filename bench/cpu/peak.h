@@ -14,7 +14,7 @@ double gk_peak_kernel_avx2(int64_t iters);
 double gk_peak_kernel_avx512(int64_t iters);
 double gk_peak_kernel_generic(int64_t iters);
 
-/* Best-of-3 GFLOPS of the widest FMA ISA the CPU (and OS) supports, with `threads` threads each
+/* Best-of-10 GFLOPS of the widest FMA ISA the CPU (and OS) supports, with `threads` threads each
  * running its own chains. *isa receives "avx512", "avx2" or "generic". */
 double gk_peak_gflops(int threads, const char **isa);
 
