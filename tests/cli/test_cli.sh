@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# test_cli.sh — the `gemmkit` CLI end to end: info/kernels/run/bench exit statuses, that `run`
+# verifies (PASS on correct results, exit 2 on bad arguments with the library's message) and that
+# a minimal `bench` writes a CSV whose rows passed the float64 check. Prints ok/FAIL/skip lines.
+set -u
+cli=${GK_BUILD:-build}/bin/gemmkit
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if [ ! -x "$cli" ]; then
+    echo "FAIL cli_exists: $cli not built"
+    exit 1
+fi
+
+# expect NAME STATUS PATTERN -- COMMAND...: exit status must be STATUS and output match PATTERN.
+expect() {
+    local name=$1 want=$2 pat=$3
+    shift 4
+    "$@" >"$tmp/out" 2>&1
+    local rc=$?
+    if [ "$rc" -ne "$want" ]; then
+        echo "FAIL $name: exit $rc, expected $want; output: $(tail -n 3 "$tmp/out" | tr '\n' ' ')"
+    elif ! grep -Eq -- "$pat" "$tmp/out"; then
+        echo "FAIL $name: output lacks /$pat/: $(tail -n 3 "$tmp/out" | tr '\n' ' ')"
+    else
+        echo "ok $name"
+    fi
+}
+
+expect help 0 'commands:' -- "$cli" --help
+expect info 0 'kernel family +(generic|avx2|avx512)' -- "$cli" info
+expect info_bad_option 2 'unknown option' -- "$cli" info --nope
+expect kernels 0 'kernels|no CUDA backend' -- "$cli" kernels
+expect run_col 0 '^PASS' -- "$cli" run -m 67 -n 45 -k 33 --reps 2
+expect run_row_tt_ld 0 '^PASS' -- "$cli" run -m 130 -n 70 -k 257 --layout row --ta t --tb t \
+    --lda 140 --ldb 300 --ldc 90 --alpha -0.5 --beta 2 --threads 2 --reps 2
+expect run_sampled 0 '1000 of 1048576 elements' -- "$cli" run -m 1024 -n 1024 -k 200 --reps 1
+expect run_k0_beta 0 '^PASS' -- "$cli" run -m 20 -n 30 -k 0 --beta 3 --reps 1
+expect run_bad_lda 2 'lda=3' -- "$cli" run -m 10 -n 10 -k 10 --lda 3
+expect run_missing_size 2 'required' -- "$cli" run -m 10
+expect run_bad_value 2 "bad value" -- "$cli" run -m 10 -n x -k 3
+expect bench_bad_impl 2 "bad value" -- "$cli" bench --impls nope
+expect bench_minimal 0 'results:' -- "$cli" bench --sizes 96,40x50x60 --threads 1 \
+    --impls gemmkit,openblas --min-time 0 --no-plot --out "$tmp/res"
+csv=$(ls "$tmp"/res/cpu-*.csv 2>/dev/null | head -n 1)
+if [ -z "$csv" ]; then
+    echo "FAIL bench_csv: no CSV written"
+elif [ "$(grep -c ',gemmkit,.*,pass,' "$csv")" -ne 2 ]; then
+    echo "FAIL bench_csv: expected 2 passing gemmkit rows in $csv"
+else
+    echo "ok bench_csv"
+fi
+if [ -n "$csv" ] && grep -q ',openblas,' "$csv"; then
+    if grep ',openblas,' "$csv" | grep -qv ',pass,'; then
+        echo "FAIL bench_peer_checked: an openblas row did not pass the float64 check"
+    else
+        echo "ok bench_peer_checked"
+    fi
+else
+    echo "skip bench_peer_checked: OpenBLAS (libopenblas.so.0) not loadable here"
+fi
