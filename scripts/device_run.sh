@@ -65,14 +65,14 @@ info_report() {
         echo "(torch/triton not importable: no Triton peer)"
 }
 # registers / spills / stack of every ladder kernel for sm_90a (one ptxas -v compile per file,
-# in parallel), demangled, one block per file
+# in parallel, each time-boxed so a slow file cannot hide the others), demangled, one block per file
 ptxas_report() {
     local tmp f
     tmp=$(mktemp -d)
     for f in src/cuda/ladder/*.cu; do
-        nvcc -Iinclude -Isrc -std=c++17 -O3 -DGK_HAVE_CUDA=1 --expt-relaxed-constexpr \
+        timeout 100 nvcc -Iinclude -Isrc -std=c++17 -O3 -DGK_HAVE_CUDA=1 --expt-relaxed-constexpr \
             -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -c "$f" -o /dev/null \
-            >"$tmp/$(basename "$f").log" 2>&1 &
+            >"$tmp/$(basename "$f").log" 2>&1 || echo "error: compile failed or timed out" >>"$tmp/$(basename "$f").log" &
         [ "$(jobs -r | wc -l)" -ge "$JOBS" ] && wait -n
     done
     wait
@@ -108,12 +108,12 @@ if want ladder; then
     python3 -c 'import triton, torch' >/dev/null 2>&1 && extra=(--triton)
     step ladder 260 build/bin/gemmkit ladder --sizes 4096,8192 --out "$WORK/ladder" "${extra[@]}"
     rc=$?
-    awk '/^[^ ]+, sm_/{p=1} p' "$LOGS/ladder.log" >"$OUT/ladder.txt"
+    awk '/, sm_[0-9]+a?, [0-9]+ SMs;/ { p = 1 } p' "$LOGS/ladder.log" >"$OUT/ladder.txt"
     record ladder "exit $rc; ${extra[*]:-no triton}; table in ladder.txt"
 fi
 
 if want ptxas; then
-    step ptxas 120 bash -c ptxas_report
+    step ptxas 130 bash -c ptxas_report
     record ptxas "$(grep -c 'registers' "$LOGS/ptxas.log") kernels; with spills: $(grep -c -E ' [1-9][0-9]* bytes spill (stores|loads)' "$LOGS/ptxas.log")"
 fi
 
