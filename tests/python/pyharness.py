@@ -4,6 +4,7 @@ case failed. Also points the binding at the library under test ($GK_BUILD/lib/li
 `make test` sets GK_BUILD) and makes `import gemmkit` find python/gemmkit in this checkout.
 """
 import os
+import subprocess
 import sys
 import traceback
 
@@ -14,6 +15,30 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 _build = os.environ.get("GK_BUILD", "build")
 os.environ.setdefault("GEMMKIT_LIBRARY", os.path.join(
     _build if os.path.isabs(_build) else os.path.join(ROOT, _build), "lib", "libgemmkit.so"))
+
+
+def _rerun_under_asan():
+    """A sanitizer build (make test SANITIZE=1) can only be loaded by a process that starts with
+    the ASan runtime, so the test re-executes itself with it preloaded."""
+    if os.environ.get("GK_ASAN_RERUN"):
+        return
+    try:
+        dyn = subprocess.run(["readelf", "-d", os.environ["GEMMKIT_LIBRARY"]],
+                             capture_output=True, text=True).stdout
+        if "libasan" not in dyn:
+            return
+        asan = subprocess.run([os.environ.get("CC", "cc"), "-print-file-name=libasan.so"],
+                              capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return
+    preload = ":".join(filter(None, [asan, os.environ.get("LD_PRELOAD")]))
+    env = dict(os.environ, LD_PRELOAD=preload, GK_ASAN_RERUN="1",
+               ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "detect_leaks=0"))
+    sys.stdout.flush()
+    os.execve(sys.executable, [sys.executable] + sys.argv, env)
+
+
+_rerun_under_asan()
 
 
 class Skip(Exception):
