@@ -77,9 +77,11 @@ static void collect_specials(void) {
         for (size_t i = 0; i < sizeof blocks / sizeof *blocks; i++)
             for (int d = -1; d <= 1; d++)
                 if (blocks[i] + d <= 16384) add_special(blocks[i] + d);
-        const int64_t shapes[4][3] = {{info.mc + 1, 2 * info.nr + 1, info.kc + 1},
+        /* k = kc exactly where mc or nc must be crossed: an engine may rebalance a ragged k
+         * into shorter blocks and then widen mc and nc to keep its cache footprint. */
+        const int64_t shapes[4][3] = {{info.mc + 1, 2 * info.nr + 1, info.kc},
                                       {info.mc - 1, info.nr - 1, 2 * info.kc + 1},
-                                      {info.mr + 1, info.nc + 1, info.kc + 1},
+                                      {info.mr + 1, info.nc + 1, info.kc},
                                       {2 * info.mr + 1, info.nc - 1, 7}};
         for (int i = 0; i < 4; i++)
             if (shapes[i][0] * shapes[i][1] * shapes[i][2] <= BIG_VOLUME / 2)
