@@ -18,7 +18,19 @@
 #include "check.h"
 #include "ref.h"
 
-enum { WORKERS = 4, PROBLEMS = 8, REPEATS = 3 };
+enum { WORKERS = 4, PROBLEMS = 8 };
+
+/* Problem p of every worker has size class p % 4: small (the unpacked path, microseconds per
+ * call), medium, small again, large (packed and threaded). Small calls repeat many times so
+ * that calls of different threads really overlap: state shared by mistake shows up as wrong
+ * results only when two calls interleave. */
+static const int repeats[4] = {1500, 20, 1500, 2};
+static int64_t calls_per_worker(void) {
+    int64_t n = 0;
+    for (int p = 0; p < PROBLEMS; p++)
+        n += repeats[p % 4];
+    return n;
+}
 
 typedef struct {
     int id;
@@ -31,7 +43,6 @@ static uint64_t seed = 424242;
 static atomic_int workers_done;
 
 static int64_t dim(t_rng *r, int problem) {
-    /* Two problems per worker are large; the rest alternate small and medium. */
     if (problem % 4 == 3) return t_rng_range(r, 300, 500);
     return problem % 2 ? t_rng_range(r, 60, 200) : t_rng_range(r, 1, 40);
 }
@@ -71,7 +82,7 @@ static void *work(void *arg) {
             note_failure(w, p, &cs, "out of memory");
             break;
         }
-        for (int rep = 0; rep < REPEATS; rep++) {
+        for (int rep = 0; rep < repeats[p % 4]; rep++) {
             char why[512] = "";
             t_gemm_data_reset_c(&d);
             gk_status st = gk_sgemm(cs.layout, cs.ta, cs.tb, cs.m, cs.n, cs.k, cs.alpha, d.a,
@@ -126,8 +137,8 @@ static void run_workers(int toggle, int salt) {
     T_CHECK(!toggle || toggling, "could not start the toggling thread");
     if (toggle) printf("# %lld thread-count changes during the run\n", (long long)changes);
     for (int i = 0; i < WORKERS; i++) {
-        T_CHECK(w[i].runs == PROBLEMS * REPEATS, "worker %d ran %lld of %d calls", i,
-                (long long)w[i].runs, PROBLEMS * REPEATS);
+        T_CHECK(w[i].runs == calls_per_worker(), "worker %d ran %lld of %lld calls", i,
+                (long long)w[i].runs, (long long)calls_per_worker());
         T_CHECK(w[i].fails == 0, "%lld of %lld calls failed; first: %s", (long long)w[i].fails,
                 (long long)w[i].runs, w[i].first_fail);
     }
