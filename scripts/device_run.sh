@@ -103,10 +103,17 @@ if want tests; then
     record tests "$(tail -1 "$LOGS/tests.log")"
 fi
 
+# The Triton peer runs as its own step (autotuning compiles for a while) so that a slow or failing
+# Triton cannot cost the ladder results; the ladder merges its CSV.
+if want ladder && python3 -c 'import triton, torch' >/dev/null 2>&1; then
+    step triton 150 python3 bench/triton_peer.py --sizes 4096,8192 --csv "$WORK/triton_peer.csv"
+    record triton "$(grep -c -E '^[0-9]+,' "$WORK/triton_peer.csv" 2>/dev/null || echo 0) rows"
+fi
+
 if want ladder; then
     extra=()
-    python3 -c 'import triton, torch' >/dev/null 2>&1 && extra=(--triton)
-    step ladder 260 build/bin/gemmkit ladder --sizes 4096,8192 --out "$WORK/ladder" "${extra[@]}"
+    [ -s "$WORK/triton_peer.csv" ] && extra=(--triton-csv "$WORK/triton_peer.csv")
+    step ladder 240 build/bin/gemmkit ladder --sizes 4096,8192 --out "$WORK/ladder" "${extra[@]}"
     rc=$?
     awk '/, sm_[0-9]+a?, [0-9]+ SMs;/ { p = 1 } p' "$LOGS/ladder.log" >"$OUT/ladder.txt"
     record ladder "exit $rc; ${extra[*]:-no triton}; table in ladder.txt"

@@ -66,6 +66,7 @@ struct options {
     int reps = 30, device = 0;
     double budget = 1.5;
     std::string out = "bench/results";
+    std::string triton_csv; /* merge rows triton_peer.py wrote earlier */
     bool cublas = true, triton = false, plot = true;
 };
 
@@ -299,12 +300,13 @@ void usage(FILE *f) {
     fprintf(f,
             "usage: gemmkit ladder [--sizes 4096,8192] [--sweep] [--kernels LIST] [--reps N]\n"
             "                      [--budget SEC] [--device N] [--out DIR] [--no-cublas]\n"
-            "                      [--triton] [--no-plot]\n"
+            "                      [--triton | --triton-csv FILE] [--no-plot]\n"
             "Checks every CUDA registry kernel (and cuBLAS FP32/TF32) against a float64 GPU\n"
             "reference on square n x n x n problems, then times it: median of up to N runs\n"
             "(default 30, at least 3, at most SEC seconds each, default 1.5) with L2 flushed\n"
             "between runs. LIST: names, name prefixes or ids, comma separated. --sweep: sizes\n"
-            "256..8192. --triton: also run bench/triton_peer.py. Writes gpu_ladder.csv/.json and\n"
+            "256..8192. --triton: also run bench/triton_peer.py (--triton-csv: merge its earlier\n"
+            "output instead). Writes gpu_ladder.csv/.json and\n"
             "plots (bench/plot_gpu.py) under DIR (default bench/results). Exit status 1 if a\n"
             "variant fails its check.\n");
 }
@@ -426,6 +428,8 @@ extern "C" int gk_cmd_ladder(int argc, char **argv) {
             opt.cublas = false;
         } else if (!strcmp(a, "--triton")) {
             opt.triton = true;
+        } else if (!strcmp(a, "--triton-csv") && has_val) {
+            opt.triton_csv = argv[++i];
         } else if (!strcmp(a, "--no-plot")) {
             opt.plot = false;
         } else {
@@ -500,6 +504,8 @@ extern "C" int gk_cmd_ladder(int argc, char **argv) {
         remove(csv.c_str());
         if (system(cmd.c_str()) != 0) fprintf(stderr, "gemmkit ladder: triton_peer.py failed\n");
         merge_triton(csv, b.results);
+    } else if (!opt.triton_csv.empty()) {
+        merge_triton(opt.triton_csv, b.results);
     }
 
     /* % of cuBLAS FP32 at the same size */
