@@ -200,14 +200,16 @@ static void a_b_read_only_and_not_overread(void) {
                 }
 }
 
-/* Leading dimensions past 2^31 elements (8 GiB strides in reserved, barely touched memory): an
- * engine forming offsets with 32-bit products reads and writes the wrong places. Every matrix
- * has LINES strided lines (columns in column-major); the other extent carries the size. */
-enum { LINES = 3, PAD = 32 };
+/* Offsets past 2^31 elements (1 GiB strides in reserved, barely touched memory): every matrix
+ * has LINES strided lines (columns in column-major), and from line 8 on an offset formed with
+ * 32-bit arithmetic wraps. LINES exceeds every micro-tile's NR, so the packed path also steps
+ * between column panels. The contiguous extent of C is 100 (volume 28900, under the engine's
+ * 32^3 small-matrix limit) or WIDE_MAX (packed path). */
+enum { LINES = 17, PAD = 32, WIDE_MAX = 4000 };
 
-static void leading_dimensions_beyond_2_31(void) {
-    const int64_t ld = ((int64_t)1 << 31) + 64, wide = 300;
-    const size_t bytes = (size_t)((LINES - 1) * ld + wide + PAD) * sizeof(float);
+static void offsets_beyond_2_31(void) {
+    const int64_t ld = ((int64_t)1 << 28) + 64, widths[2] = {100, WIDE_MAX};
+    const size_t bytes = (size_t)((LINES - 1) * ld + WIDE_MAX + PAD) * sizeof(float);
     float *buf[3];
     for (int i = 0; i < 3; i++) {
         buf[i] = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
@@ -215,16 +217,17 @@ static void leading_dimensions_beyond_2_31(void) {
         if (buf[i] == MAP_FAILED) {
             for (int j = 0; j < i; j++)
                 munmap(buf[j], bytes);
-            T_SKIP("cannot reserve 3 x %.1f GiB of address space", bytes / 1073741824.0);
+            T_SKIP("cannot reserve 3 x %.0f GiB of address space", bytes / 1073741824.0);
         }
     }
     float *a = buf[0], *b = buf[1], *c = buf[2];
-    static double r[LINES * 300], s[LINES * 300];
+    static double r[LINES * WIDE_MAX], s[LINES * WIDE_MAX];
     t_rng rng = {77};
-    for (int l = 0; l < 2 && !t_state.case_failed; l++) {
+    for (int v = 0; v < 4 && !t_state.case_failed; v++) {
         /* Non-transposed operands: in column-major A, B, C have k, n, n columns; in row-major
          * m, k, m rows. The wide dimension is the contiguous one of C. */
-        const gk_layout lay = layouts[l];
+        const gk_layout lay = layouts[v % 2];
+        const int64_t wide = widths[v / 2];
         const int64_t m = lay == GK_COL_MAJOR ? wide : LINES,
                       n = lay == GK_COL_MAJOR ? LINES : wide;
         const int64_t k = LINES, c_inner = wide;
@@ -306,7 +309,7 @@ int main(void) {
     RUN(scale_only_paths);
     RUN(beta_zero_ignores_nan_inf_in_c);
     RUN(a_b_read_only_and_not_overread);
-    RUN(leading_dimensions_beyond_2_31);
+    RUN(offsets_beyond_2_31);
     RUN(num_threads_setting);
     RUN(arch_selection);
     return t_finish();
