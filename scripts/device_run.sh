@@ -149,7 +149,7 @@ if want cpu; then
 fi
 
 if want sweep; then
-    step sweep 300 build/bin/gemmkit ladder --sweep --reps 10 --budget 0.3 --out "$WORK/sweep"
+    step sweep 300 build/bin/gemmkit ladder --sweep --reps 20 --budget 0.3 --out "$WORK/sweep"
     record sweep "$(grep -c -E '^ *[0-9]+ ' "$LOGS/sweep.log") rows; plots in sweep/"
 fi
 
