@@ -99,7 +99,8 @@ if want build; then
 fi
 
 if want tests; then
-    step tests 200 env GK_TEST_TIMEOUT=180 GK_TEST_LOG_DIR="$LOGS/tests" bash tests/run.sh build/tests/cuda/*
+    step tests 200 env GK_TEST_TIMEOUT=180 GK_TEST_LOG_DIR="$LOGS/tests" GK_BUILD=build GK_PYTHON=python3 \
+        bash tests/run.sh build/tests/cuda/* tests/cuda/test_*.sh
     record tests "$(tail -1 "$LOGS/tests.log")"
 fi
 
