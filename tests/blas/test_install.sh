@@ -3,8 +3,8 @@
 # and SONAME, examples/example.c built with `pkg-config --cflags --libs gemmkit` against the
 # installed copy and run (shared, then static with `pkg-config --static`), the default BLAS error
 # handlers (tests/blas/default_handlers.c), the installed CLI,
-# a DESTDIR staging install, and `make uninstall`. Uses the build the tests run on
-# ($GK_BUILD), so nothing is rebuilt; works with or without the CUDA backend.
+# a DESTDIR staging install, and `make uninstall`. Installs the build the tests run on
+# ($GK_BUILD) without rebuilding it; works with or without the CUDA backend.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -16,8 +16,9 @@ if ! command -v pkg-config >/dev/null 2>&1; then
 fi
 [ -n "$gk_lib" ] || { gk_report FAIL install "no $GK_BUILD/lib/libgemmkit.so; build first"; exit 1; }
 
-# Install exactly the build under test: same build directory and the same flavour of it.
-mk=(make -s -C "$root" "BUILD=$GK_BUILD")
+# Install exactly the build under test: same build directory and flavour, and `-o all` so the
+# install recipe copies what was tested instead of rebuilding sources edited since.
+mk=(make -s -C "$root" -o all "BUILD=$GK_BUILD")
 san_flags=()
 if [ "$gk_preload" != "$gk_lib" ]; then
     mk+=(SANITIZE=1)
