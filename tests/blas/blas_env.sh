@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # blas_env.sh — sourced by the drop-in tests (tests/blas/test_*.sh, tests/python/test_numpy_preload.sh):
 # locates the library under test ($GK_BUILD/lib/libgemmkit.so, as set by `make test`) and the
 # Debian netlib BLAS testers, and builds the LD_PRELOAD value that makes a program's BLAS calls
