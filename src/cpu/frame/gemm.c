@@ -133,25 +133,35 @@ static void gemm_thread(const gemm_ctx *x, int tid, int nth) {
 #pragma omp barrier
             for (int64_t ic = 0; ic < g->m; ic += mblock) {
                 const int64_t mb = min64(mblock, g->m - ic), npa = ceil_div(mb, mr);
-                split(npa, nth, tid, &lo, &hi);
-                pack_a(g, mr, ic, pc, mb, kb, x->pa, lo, hi);
-#pragma omp barrier
+                /* Row slice ti (panels a0..a1) has its own region of pa, so slices never
+                 * overwrite each other's panels, whatever block the other threads are on. The
+                 * tn threads of a slice pack it together; with tn == 1 a thread packs only what
+                 * it alone reads, so no barrier is needed around it. */
                 int64_t a0, a1, b0, b1;
                 split(npa, tm, ti, &a0, &a1);
                 split(npb, tn, tj, &b0, &b1);
+                float *pa = x->pa + ti * x->mc * kb;
+                split(a1 - a0, tn, tj, &lo, &hi);
+                pack_a(g, mr, ic + a0 * mr, pc, mb - a0 * mr, kb, pa, lo, hi);
+                if (tn > 1) {
+#pragma omp barrier
+                }
                 for (int64_t jr = b0; jr < b1; jr++) {
                     const float *pb = x->pb + jr * nr * kb;
                     const int nv = (int)min64(nr, nb - jr * nr);
                     float *cc = g->c + ic + (jc + jr * nr) * g->ldc;
                     for (int64_t ir = a0; ir < a1; ir++) {
                         const int mv = (int)min64(mr, mb - ir * mr);
-                        x->u->fn(kb, x->pa + ir * mr * kb, pb, cc + ir * mr, 1, g->ldc, g->alpha,
-                                 beta, mv, nv);
+                        x->u->fn(kb, pa + (ir - a0) * mr * kb, pb, cc + ir * mr, 1, g->ldc,
+                                 g->alpha, beta, mv, nv);
                     }
                 }
-                /* the next pack overwrites pa (and, after the last block, pb) */
+                if (tn > 1) { /* the next pack overwrites the slice */
 #pragma omp barrier
+                }
             }
+            /* the next pack overwrites pb */
+#pragma omp barrier
         }
     }
 }
@@ -183,7 +193,7 @@ gk_status gk_frame_gemm(const gk_gemm_args *g, const gk_ukr_desc *u, gk_blocking
     /* Row blocks should not be cut finer than the threads that share them. */
     if (x.mc * x.tm > mt * mr) x.mc = ceil_div(mt, x.tm) * mr;
 
-    const int64_t arows = min64(ceil_div(g->m, mr) * mr, x.mc * x.tm);
+    const int64_t arows = x.mc * x.tm;
     const int64_t bcols = min64(ceil_div(g->n, nr), ceil_div(x.nc, nr)) * nr;
     x.pa = alloc64(arows * x.kc);
     x.pb = alloc64(bcols * x.kc);
