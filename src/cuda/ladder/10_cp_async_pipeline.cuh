@@ -83,8 +83,17 @@ __device__ __forceinline__ void load_tile(uint32_t dst, const float *g, int64_t 
 }
 
 /* Tile configuration. MIN_BLOCKS is the occupancy promised to ptxas via __launch_bounds__. */
-template <int BM_, int BN_, int BK_, int WM_, int WN_, int WTR_, int STAGES_, int MIN_BLOCKS_>
+template <int BM_, int BN_, int BK_, int WM_, int WN_, int WTR_, int STAGES_, int MIN_BLOCKS_,
+          int LOAD_KK_ = 0, int ORDER_ = 0>
 struct Config {
+    /* ORDER: sequence of the TM x TN FFMAs of one k step (0: row by row, 1: column by column,
+     * 2: rows in serpentine order, 3: columns in serpentine order). It steers ptxas's register
+     * allocation and operand-reuse flags, i.e. register-bank conflicts, which ncu showed as the
+     * main extra stall ("dispatch stall") against cuBLAS; the best order is found by measuring. */
+    static constexpr int ORDER = ORDER_;
+    /* LOAD_KK: the k step of a tile at which the copies of a later tile are issued. */
+    static constexpr int LOAD_KK = LOAD_KK_;
+    static_assert(LOAD_KK_ >= 0 && LOAD_KK_ < BK_ - 1, "copies must be issued before the wait");
     static constexpr int BM = BM_, BN = BN_, BK = BK_, WM = WM_, WN = WN_, STAGES = STAGES_;
     static constexpr int MIN_BLOCKS = MIN_BLOCKS_;
     static constexpr int WTR = WTR_, WTC = 32 / WTR_;  /* lane grid of a warp */
@@ -95,7 +104,6 @@ struct Config {
     static constexpr int SMEM_BYTES = STAGES * (A_STAGE + B_STAGE) * 4;
     static_assert(BM % WM == 0 && BN % WN == 0 && WM % (4 * WTR) == 0 && WN % (4 * WTC) == 0,
                   "warp/lane tiling must divide the block tile");
-    static_assert(THREADS % BK == 0 && (BM * BK) % THREADS == 0, "A copy mapping");
     static_assert(STAGES >= 2, "a pipeline needs at least two stages");
 };
 
@@ -110,21 +118,26 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
     int64_t m0, n0;
     block_origin(p, BM, BN, group_m, &m0, &n0);
 
-    const uint32_t sa = gk_ptx::smem_addr(smem);
-    const uint32_t sb = sa + S * C::A_STAGE * 4;
+    /* Shared layout: stage s holds A^T (BK x A_LD) followed by B (BK x BN). */
+    constexpr uint32_t STAGE_BYTES = (C::A_STAGE + C::B_STAGE) * 4, B_OFF = C::A_STAGE * 4;
+    const uint32_t s0 = gk_ptx::smem_addr(smem);
 
-    /* A copies: this thread always copies column ak of the k-tile, rows ar + i * A_STEP. */
+    /* A copies: column ak of each k-tile, rows ar + i * A_STEP: consecutive threads read
+     * consecutive floats of a row (whole 32-byte sectors) and write them transposed. Rows that
+     * do not exist are copied with src-size 0 (zeros; nothing is read). */
     constexpr int A_STEP = C::THREADS / BK, A_ITERS = BM * BK / C::THREADS;
+    static_assert(C::THREADS % BK == 0 && (BM * BK) % C::THREADS == 0, "A copy mapping");
     const int ak = tid % BK, ar = tid / BK;
-    const float *a_src = p.a + (m0 + ar) * p.lda + ak;
-    uint32_t a_rows_ok = 0; /* bit i: row ar + i*A_STEP exists */
+    uint32_t a_rows_ok = 0; /* bit i: row ar + i * A_STEP exists */
 #pragma unroll
     for (int i = 0; i < A_ITERS; ++i)
         a_rows_ok |= (uint32_t)(m0 + ar + i * A_STEP < p.m) << i;
-    const uint32_t a_dst = sa + (uint32_t)(ak * C::A_LD + ar) * 4u;
+    const float *a_next = a_rows_ok & 1u ? p.a + (m0 + ar) * p.lda + ak : p.a;
+    const int64_t a_rows_step = A_STEP * p.lda;
+    const uint32_t a_dst = s0 + (uint32_t)(ak * C::A_LD + ar) * 4u;
 
-    /* B copies: this thread always copies columns bc..bc+BW-1 of the tile, rows br + i * B_STEP;
-     * the column test is made once, only the k test changes from tile to tile. */
+    /* B copies: columns bc..bc+BW-1, rows br + i * B_STEP of each k-tile; the column test is
+     * made once (b_bytes), only the last k-tile needs a row test. */
     constexpr int BW = VEC_B ? 4 : 1, B_PER_ROW = BN / BW, B_STEP = C::THREADS / B_PER_ROW;
     constexpr int B_ITERS = BK > B_STEP ? BK / B_STEP : 1; /* B_STEP > BK: some threads idle */
     static_assert(C::THREADS % B_PER_ROW == 0 && (BK % B_STEP == 0 || B_STEP % BK == 0),
@@ -132,38 +145,42 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
     const int br = tid / B_PER_ROW, bc = (tid % B_PER_ROW) * BW;
     const int64_t b_left = p.n - (n0 + bc);
     const uint32_t b_bytes = 4u * (uint32_t)(b_left < 0 ? 0 : (b_left > BW ? BW : b_left));
-    const float *b_src = p.b + br * p.ldb + n0 + bc;
-    const uint32_t b_dst = sb + (uint32_t)(br * BN + bc) * 4u;
+    const float *b_next = b_bytes && br < p.k ? p.b + br * p.ldb + n0 + bc : p.b;
+    const int64_t b_rows_step = B_STEP * p.ldb;
+    const uint32_t b_dst = s0 + B_OFF + (uint32_t)(br * BN + bc) * 4u;
 
+    /* Copy the next k-tile (k_done columns of A / rows of B already issued) into the stage at
+     * byte offset `stage`. */
     const int64_t ktiles = gk_ceil_div(p.k, BK);
-    auto load_stage = [&](int64_t kt, int stage) {
-        const int64_t k_left = p.k - kt * BK; /* rows of this k-tile inside A's columns / B */
-        const float *a = a_src + kt * BK;
+    int64_t k_done = 0;
+    auto load_stage = [&](uint32_t stage) {
+        const int64_t k_left = p.k - k_done;
+        const int kl = k_left > BK ? BK : (int)k_left; /* < BK only in the last k-tile */
+        const float *a = a_next;
 #pragma unroll
-        for (int i = 0; i < A_ITERS; ++i) {
-            const bool ok = ak < k_left && ((a_rows_ok >> i) & 1u);
-            gk_ptx::cp_async_4(a_dst + (uint32_t)(stage * C::A_STAGE + i * A_STEP) * 4u,
-                               ok ? a + (int64_t)i * A_STEP * p.lda : p.a, ok ? 4u : 0u);
-        }
-        const float *b = b_src + kt * BK * p.ldb;
+        for (int i = 0; i < A_ITERS; ++i, a += a_rows_step)
+            gk_ptx::cp_async_4(a_dst + stage + (uint32_t)(i * A_STEP) * 4u, a,
+                               ak < kl && (a_rows_ok >> i) & 1u ? 4u : 0u);
+        const float *b = b_next;
 #pragma unroll
-        for (int i = 0; i < B_ITERS; ++i) {
+        for (int i = 0; i < B_ITERS; ++i, b += b_rows_step) {
             if (B_STEP > BK && br >= BK) break;
-            const bool ok = br + i * B_STEP < k_left && b_bytes;
-            const uint32_t d = b_dst + (uint32_t)(stage * C::B_STAGE + i * B_STEP * BN) * 4u;
-            const float *src = ok ? b + (int64_t)i * B_STEP * p.ldb : p.b;
+            const uint32_t d = b_dst + stage + (uint32_t)(i * B_STEP * BN) * 4u;
+            const uint32_t n = br + i * B_STEP < kl ? b_bytes : 0u;
             if (VEC_B)
-                gk_ptx::cp_async_16(d, src, ok ? b_bytes : 0u);
+                gk_ptx::cp_async_16(d, b, n);
             else
-                gk_ptx::cp_async_4(d, src, ok ? b_bytes : 0u);
+                gk_ptx::cp_async_4(d, b, n);
         }
+        k_done += BK;
+        if (k_done < p.k) a_next += BK, b_next += BK * p.ldb; /* stay inside the matrices */
     };
 
     /* Lane's fragment origins inside a stage. */
     const int wm = (warp / (BN / C::WN)) * C::WM, wn = (warp % (BN / C::WN)) * C::WN;
     const int tr = lane / C::WTC, tc = lane % C::WTC;
-    const uint32_t a_frag = sa + (uint32_t)(wm + tr * 4) * 4u;
-    const uint32_t b_frag = sb + (uint32_t)(wn + tc * 4) * 4u;
+    const uint32_t a_frag = s0 + (uint32_t)(wm + tr * 4) * 4u;
+    const uint32_t b_frag = s0 + B_OFF + (uint32_t)(wn + tc * 4) * 4u;
 
     float acc[TM][TN];
 #pragma unroll
@@ -174,16 +191,16 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
 
 #pragma unroll
     for (int s = 0; s < S - 1; ++s) {
-        if (s < ktiles) load_stage(s, s);
+        if (s < ktiles) load_stage(s * STAGE_BYTES);
         gk_ptx::cp_async_commit();
     }
     gk_ptx::cp_async_wait<S - 2>();
     __syncthreads();
 
     float fa[2][TM], fb[2][TN];
-    auto load_frag = [&](int buf, int stage, int kk) {
-        const uint32_t a = a_frag + (uint32_t)(stage * C::A_STAGE + kk * C::A_LD) * 4u;
-        const uint32_t b = b_frag + (uint32_t)(stage * C::B_STAGE + kk * BN) * 4u;
+    auto load_frag = [&](int buf, uint32_t stage, int kk) {
+        const uint32_t a = a_frag + stage + (uint32_t)(kk * C::A_LD) * 4u;
+        const uint32_t b = b_frag + stage + (uint32_t)(kk * BN) * 4u;
 #pragma unroll
         for (int i = 0; i < TM / 4; ++i) {
             const float4 v = gk_ptx::ld_shared_v4(a + i * C::WTR * 16);
@@ -198,7 +215,9 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
         }
     };
 
-    int rd = 0, wr = S - 1; /* stage read now, stage written next */
+    /* Byte offsets of the stage read now and of the stage written next. */
+    constexpr uint32_t RING = S * STAGE_BYTES;
+    uint32_t rd = 0, wr = (S - 1) * STAGE_BYTES;
     load_frag(0, 0, 0);
     for (int64_t kt = 0; kt < ktiles; ++kt) {
 #pragma unroll
@@ -208,20 +227,24 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
                  * kt+1 visible before the next fragment read crosses into it. */
                 gk_ptx::cp_async_wait<S - 2>();
                 __syncthreads();
-                rd = rd + 1 == S ? 0 : rd + 1;
+                rd = rd + STAGE_BYTES == RING ? 0 : rd + STAGE_BYTES;
             }
             load_frag((kk + 1) & 1, rd, (kk + 1) % BK);
-            if (kk == 0) {
+            if (kk == C::LOAD_KK) {
                 /* Refill the stage everyone finished reading before the previous barrier. */
-                if (kt + S - 1 < ktiles) load_stage(kt + S - 1, wr);
+                if (kt + S - 1 < ktiles) load_stage(wr);
                 gk_ptx::cp_async_commit();
-                wr = wr + 1 == S ? 0 : wr + 1;
+                wr = wr + STAGE_BYTES == RING ? 0 : wr + STAGE_BYTES;
             }
+            constexpr int OUTER = C::ORDER & 1 ? TN : TM, INNER = C::ORDER & 1 ? TM : TN;
 #pragma unroll
-            for (int i = 0; i < TM; ++i)
+            for (int o = 0; o < OUTER; ++o)
 #pragma unroll
-                for (int j = 0; j < TN; ++j)
+                for (int q = 0; q < INNER; ++q) {
+                    const int in = C::ORDER >= 2 && (o & 1) ? INNER - 1 - q : q;
+                    const int i = C::ORDER & 1 ? in : o, j = C::ORDER & 1 ? o : in;
                     acc[i][j] += fa[kk & 1][i] * fb[kk & 1][j];
+                }
         }
     }
     gk_ptx::cp_async_wait<0>();

@@ -17,7 +17,7 @@
  */
 #include "cuda/ladder/10_cp_async_pipeline.cuh"
 
-namespace {
+namespace gk_l12 {
 
 constexpr int BM = 128, BN = 128, BK = 8, THREADS = 256;
 constexpr int A_LD = BM + 4;
@@ -164,9 +164,10 @@ __global__ void __launch_bounds__(THREADS, 2)
         }
 }
 
-} // namespace
+} // namespace gk_l12
 
 cudaError_t gk_ladder_12_ptx_128x128x8(const gk_rm_problem &p, cudaStream_t s) {
+    using namespace gk_l12;
     const int64_t tiles = gk_ceil_div(p.m, BM) * gk_ceil_div(p.n, BN);
     if (tiles > 0x7fffffff) return cudaErrorInvalidValue;
     const unsigned grid = (unsigned)tiles;

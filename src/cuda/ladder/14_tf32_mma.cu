@@ -12,7 +12,7 @@
  */
 #include "cuda/ladder/10_cp_async_pipeline.cuh"
 
-namespace {
+namespace gk_l14 {
 
 constexpr int BM = 128, BN = 128, BK = 16, STAGES = 3, THREADS = 256;
 constexpr int A_LD = BK + 4, B_LD = BN + 8;
@@ -114,9 +114,10 @@ template <bool VEC_A, bool VEC_B> cudaError_t launch(const gk_rm_problem &p, cud
     return cudaGetLastError();
 }
 
-} // namespace
+} // namespace gk_l14
 
 cudaError_t gk_ladder_14_tf32_mma(const gk_rm_problem &p, cudaStream_t s) {
+    using namespace gk_l14;
     const bool va = gk_vec_ok(p.a, p.lda), vb = gk_vec_ok(p.b, p.ldb);
     if (va) return vb ? launch<true, true>(p, s) : launch<true, false>(p, s);
     return vb ? launch<false, true>(p, s) : launch<false, false>(p, s);
