@@ -4,11 +4,15 @@
  */
 #include "cpu/frame/frame.h"
 
-/* Below this many multiply-adds, packing A and B costs more than it saves (docs/cpu.md). */
-#define GK_SMALL_MNK (32.0 * 32.0 * 32.0)
+/* Measured on Zen 3 against the packed path (docs/cpu.md): packing wins from about 10^3
+ * multiply-adds on square shapes, but loses by 2-5x on GEMV-like shapes, where it pads a 1- or
+ * 2-wide operand to a whole micro-panel and copies the big matrix once more than it reads it:
+ * n <= 2 (axpy or dot form, both unit-stride) and m <= 2 with transposed A (dot form). */
+#define GK_SMALL_MNK 1000.0
 
 int gk_small_wanted(const gk_gemm_args *g) {
-    return (double)g->m * (double)g->n * (double)g->k <= GK_SMALL_MNK;
+    if ((double)g->m * (double)g->n * (double)g->k <= GK_SMALL_MNK) return 1;
+    return g->n <= 2 || (g->m <= 2 && g->transa);
 }
 
 #define GK_SMALL_NAME gk_small_gemm_generic
