@@ -9,8 +9,10 @@
  * not leak), beta == 0.5 and beta == 1. Buffers end exactly at the last element, so ASan flags any
  * access past a matrix; the gap between rows (ld > cols) is filled with a sentinel that must
  * survive. Results are held to the accuracy rule of docs/testing.md against a float64 reference.
+ * The row splitting of launches too tall for gridDim.y (gk_for_row_chunks) is checked on its own.
  */
 #include "cuda/ladder/ladder.cuh"
+#include "cuda/ptx/common.cuh"
 
 #include <cfloat>
 #include <cmath>
@@ -121,6 +123,32 @@ std::string run_case(const step &st, int64_t m, int64_t n, int64_t k, int layout
     return "";
 }
 
+/* gk_for_row_chunks: problems with more row tiles than gridDim.y allows (65535) are split into
+ * row slices that cover every row once, with A and C advanced by whole rows and B unchanged. No
+ * kernel runs here (that many blocks would take hours to emulate); the slices are recorded. */
+std::string check_row_chunks() {
+    const int64_t tile = 64, m = 65535 * tile * 2 + 5, lda = 7, ldc = 9;
+    const float *a = reinterpret_cast<const float *>(0x1000);
+    float *c = reinterpret_cast<float *>(0x2000);
+    const gk_rm_problem p{m, 3, 5, 1.0f, 0.0f, a, lda, a, 3, c, ldc};
+    int64_t next = 0;
+    int calls = 0;
+    std::string why;
+    const cudaError_t err = gk_for_row_chunks(p, tile, [&](const gk_rm_problem &q) {
+        ++calls;
+        if (q.m < 1 || gk_ceil_div(q.m, tile) > 65535) why = "slice with a bad row count";
+        if (q.a != a + next * lda || q.c != c + next * ldc || q.b != p.b || q.n != p.n ||
+            q.k != p.k)
+            why = "slice does not start at the next row";
+        next += q.m;
+        return cudaSuccess;
+    });
+    if (err != cudaSuccess) return "returned an error";
+    if (next != m) return "slices do not cover m rows";
+    if (calls != 3) return "expected 3 slices, got " + std::to_string(calls);
+    return why;
+}
+
 } // namespace
 
 int main() {
@@ -131,6 +159,13 @@ int main() {
     static const char *layouts[] = {"tight ld, beta 0, NaN in C", "ld multiple of 4, beta 0.5",
                                     "odd ld, misaligned, beta 1", "ld + 1, beta 0, NaN in C"};
     int failed = 0;
+    const std::string chunks = check_row_chunks();
+    if (chunks.empty()) {
+        printf("ok emulated_row_chunks\n");
+    } else {
+        printf("FAIL emulated_row_chunks: %s\n", chunks.c_str());
+        ++failed;
+    }
     for (const step &st : steps) {
         std::string why;
         for (const auto &s : shapes) {
