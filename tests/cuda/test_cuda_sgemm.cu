@@ -366,6 +366,12 @@ static void context_and_ids(void) {
         T_CHECK(gk_cuda_kernel_info_get(id, &info) == GK_SUCCESS && info.id == id && info.name &&
                     info.technique && info.min_sm >= 50,
                 "info %d", id);
+        /* a kernel too new for the device is refused before anything is launched */
+        if (info.min_sm > g_sm)
+            T_CHECK(gk_cuda_sgemm_kernel(g_ctx, id, GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, 1, 1, 1,
+                                         1.0f, &x, 1, &x, 1, 0.0f, &x, 1) == GK_ERR_UNSUPPORTED,
+                    "kernel %s (sm_%d) on sm_%d: %s", info.name, info.min_sm, g_sm,
+                    gk_last_error());
     }
 }
 

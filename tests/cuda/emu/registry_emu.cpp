@@ -1,0 +1,17 @@
+/*
+ * registry_emu.cpp — the kernel registry of the emulated core test: two real plain-CUDA ladder
+ * steps (run through the host emulation) and an entry demanding sm_100, which the emulated sm_90
+ * device must refuse with GK_ERR_UNSUPPORTED. Replaces src/cuda/registry.cu in that build only.
+ */
+#include "cuda/registry.h"
+
+static const gk_kernel_entry entries[] = {
+    {"01_naive", "emulated", 50, 0.0, 0, gk_ladder_01_naive},
+    {"03_smem_tiling", "emulated", 50, 0.0, 0, gk_ladder_03_smem_tiling},
+    {"99_needs_sm100", "emulated: refused on sm_90", 100, 0.0, 0, gk_ladder_01_naive},
+};
+
+const gk_kernel_entry *gk_cuda_registry(int *count) {
+    *count = (int)(sizeof entries / sizeof entries[0]);
+    return entries;
+}
