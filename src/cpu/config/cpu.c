@@ -156,6 +156,8 @@ static void detect(void) {
     if (f->l2_bytes < 0) f->l2_bytes = 0;
     if (f->l3_bytes < 0) f->l3_bytes = 0;
     if (f->l3_sharing < 1) f->l3_sharing = 1;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    f->online_cpus = cpus > 0 ? (int)cpus : 1;
 }
 
 const gk_cpu_features *gk_cpu_features_get(void) {
@@ -189,8 +191,12 @@ gk_blocking gk_cpu_blocking(const gk_cpu_features *f, int mr, int nr) {
     b.kc = clamp(round_down(l1 * GK_L1_NUM / GK_L1_DEN / (4 * (int64_t)(mr + nr)), 8), 64, 1024);
     /* mc: the packed A block (mc x kc) lives in L2 next to the streaming B panels. */
     b.mc = clamp(round_down(l2 * GK_L2_NUM / GK_L2_DEN / (4 * b.kc), mr), mr, 4096);
-    /* nc: the packed B block (kc x nc) lives in L3; take half of it. */
-    b.nc = clamp(round_down(l3 / 2 / (4 * b.kc), nr), nr, 8192 / nr * nr);
+    /* nc: the packed B block (kc x nc) lives in L3 and takes half of this process's share of
+     * it: the L3 is split among the CPUs that share it, counting only those online (a VM that
+     * sees 2 CPUs of a 16-way shared L3 still gets its cache). */
+    const int sharing = f->l3_sharing < f->online_cpus ? f->l3_sharing : f->online_cpus;
+    const int64_t l3_share = l3 / (sharing > 0 ? sharing : 1);
+    b.nc = clamp(round_down(l3_share / 2 / (4 * b.kc), nr), nr, 8192 / nr * nr);
 
     int64_t v;
     if ((v = env_positive("GEMMKIT_KC"))) b.kc = v;

@@ -12,7 +12,8 @@ typedef struct gk_cpu_features {
     char brand[64];
     int has_avx2, has_fma, has_avx512f; /* the CPU has it AND the OS saves its registers */
     int64_t l1d_bytes, l2_bytes, l3_bytes;
-    int l3_sharing; /* logical CPUs sharing one L3 (>= 1) */
+    int l3_sharing;  /* logical CPUs sharing one L3 (>= 1) */
+    int online_cpus; /* logical CPUs online (>= 1) */
 } gk_cpu_features;
 
 /* The machine's features, detected on first use (thread-safe). Never NULL. */
