@@ -1,14 +1,13 @@
 /*
  * 12_ptx_128x128x8.cu — ladder step 12: a 128x128x8 kernel whose memory traffic is written in
- * inline PTX (src/cuda/ptx/ptx.cuh) and which needs no cp.async (runs on any sm_50+ part):
+ * inline PTX (src/cuda/ptx/ptx.cuh) and which uses no sm_80 feature (no cp.async):
  *   - global loads through the read-only path: A as scalar ld.global.nc (4 rows of one k column per
  *     thread, so A needs no alignment), B as ld.global.nc.v4 when B allows 128-bit loads;
  *   - each thread writes its loads with one st.shared.v4 per operand; A lands transposed with rows
  *     padded to 132 floats so the 8 threads of a store phase hit 32 distinct banks;
  *   - two shared buffers per operand at offsets that differ by one bit: switching buffers is an
  *     XOR of that bit, and the next tile is stored into the other buffer during this tile's math,
- *     so one barrier per k-tile suffices; fragments are double-buffered in registers
- * (ld.shared.v4);
+ *     so one barrier per k-tile suffices; fragments (ld.shared.v4) are double-buffered;
  *   - C goes through shared memory: each warp stages 16x32 pieces of its tile and writes them back
  *     as whole 128-byte row segments with 128-bit stores (scalar at ragged edges).
  * Over steps 10/11 this shows the register-staged alternative to cp.async with the index math,

@@ -62,10 +62,6 @@ __device__ __forceinline__ void st_shared_v4(uint32_t addr, float4 v) {
                  "f"(v.z), "f"(v.w));
 }
 
-__device__ __forceinline__ void st_shared_f32(uint32_t addr, float v) {
-    asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(addr), "f"(v));
-}
-
 /* Not volatile: these only read shared memory written before a barrier, so the compiler may
  * schedule them freely (hoisting them is what register double-buffering relies on); the
  * "memory" clobber of __syncthreads keeps them on the right side of barriers. */
@@ -75,12 +71,6 @@ __device__ __forceinline__ float4 ld_shared_v4(uint32_t addr) {
         : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
         : "r"(addr)
         : "memory");
-    return v;
-}
-
-__device__ __forceinline__ float ld_shared_f32(uint32_t addr) {
-    float v;
-    asm("ld.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(addr) : "memory");
     return v;
 }
 
