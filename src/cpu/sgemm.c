@@ -186,7 +186,7 @@ gk_status gk_sgemm(gk_layout layout, gk_trans transa, gk_trans transb, int64_t m
     const int idx = current_kernel(NULL);
     const gk_ukr_desc *u = &gk_ukr_table[idx];
     if (gk_small_wanted(&g)) {
-        u->small(&g);
+        gk_small_run(&g, u->small, gk_get_num_threads());
         return GK_SUCCESS;
     }
     return gk_frame_gemm(&g, u, defaults.blk[idx], gk_get_num_threads());

@@ -10,6 +10,17 @@
 #include "cpu/config/cpu.h"
 #include "cpu/kernels/ukernel.h"
 
+/* Each thread of a call should get about this many multiply-adds (~30 us at one core's AVX2
+ * peak): starting the team, its barriers and shared packing cost several microseconds. */
+#define GK_MIN_MNK_PER_THREAD 1048576.0
+
+/* [lo, hi) of `count` items for part `id` of `parts`, as even as possible. */
+static inline void gk_split(int64_t count, int parts, int id, int64_t *lo, int64_t *hi) {
+    int64_t base = count / parts, extra = count % parts;
+    *lo = id * base + (id < extra ? id : extra);
+    *hi = *lo + base + (id < extra);
+}
+
 /* Packed five-loop GEMM with kernel `u`, blocking `blk`, up to `threads` OpenMP threads.
  * Requires m, n, k >= 1 and alpha != 0. Returns GK_ERR_OUT_OF_MEMORY (C untouched) when the
  * packing buffers cannot be allocated. */
@@ -20,6 +31,10 @@ void gk_frame_scale(const gk_gemm_args *g);
 
 /* The unpacked path: 1 when m * n * k is small enough that packing costs more than it saves. */
 int gk_small_wanted(const gk_gemm_args *g);
+/* Run a small-path build `fn` on up to `threads` threads, each on its own slice of rows of C
+ * (GEMV-like calls can be large; the slices share nothing). */
+void gk_small_run(const gk_gemm_args *g, void (*fn)(const struct gk_gemm_args *), int threads);
+
 /* The small path compiled per ISA (small_body.h); the registry pairs each micro-kernel with the
  * build its CPU can run. Requires m, n, k >= 1 and alpha != 0. */
 void gk_small_gemm_generic(const gk_gemm_args *g);

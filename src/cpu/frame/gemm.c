@@ -7,10 +7,10 @@
  * loops differ) and the kernel needs no edge logic in its inner loop.
  *
  * Threading (one OpenMP team per call, explicit partitioning): all threads pack a B block
- * together; then per row block, all threads pack A together, and the macro-kernel is split over a
- * tm x tn grid (tm slices of MR panels, tn slices of NR panels) chosen to balance tiles, so a
- * short m spreads over n and a short n over m. Buffers are allocated per call: concurrent calls
- * share nothing.
+ * together; the macro-kernel is split over a tm x tn grid (tm row slices of MR panels, tn column
+ * slices of NR panels) chosen to balance tiles, so a short m spreads over n and a short n over m;
+ * the tn threads of a row slice pack its A panels together into the slice's own buffer region.
+ * Buffers are allocated per call: concurrent calls share nothing.
  */
 #include "cpu/frame/frame.h"
 
@@ -32,13 +32,6 @@ static int64_t ceil_div(int64_t a, int64_t b) {
 }
 static int64_t min64(int64_t a, int64_t b) {
     return a < b ? a : b;
-}
-
-/* [lo, hi) of `count` items for part `id` of `parts`, as even as possible. */
-static void split(int64_t count, int parts, int id, int64_t *lo, int64_t *hi) {
-    int64_t base = count / parts, extra = count % parts;
-    *lo = id * base + min64(id, extra);
-    *hi = *lo + base + (id < extra);
 }
 
 /* Panels [q0, q1) of the packed A block whose top-left element is op(A)(ic, pc): mb x kb values,
@@ -128,7 +121,7 @@ static void gemm_thread(const gemm_ctx *x, int tid, int nth) {
             const int64_t kb = min64(x->kc, g->k - pc);
             const float beta = pc == 0 ? g->beta : 1.0f; /* later blocks accumulate */
             int64_t lo, hi;
-            split(npb, nth, tid, &lo, &hi);
+            gk_split(npb, nth, tid, &lo, &hi);
             pack_b(g, nr, pc, jc, nb, kb, x->pb, lo, hi);
 #pragma omp barrier
             for (int64_t ic = 0; ic < g->m; ic += mblock) {
@@ -138,10 +131,10 @@ static void gemm_thread(const gemm_ctx *x, int tid, int nth) {
                  * tn threads of a slice pack it together; with tn == 1 a thread packs only what
                  * it alone reads, so no barrier is needed around it. */
                 int64_t a0, a1, b0, b1;
-                split(npa, tm, ti, &a0, &a1);
-                split(npb, tn, tj, &b0, &b1);
+                gk_split(npa, tm, ti, &a0, &a1);
+                gk_split(npb, tn, tj, &b0, &b1);
                 float *pa = x->pa + ti * x->mc * kb;
-                split(a1 - a0, tn, tj, &lo, &hi);
+                gk_split(a1 - a0, tn, tj, &lo, &hi);
                 pack_a(g, mr, ic + a0 * mr, pc, mb - a0 * mr, kb, pa, lo, hi);
                 if (tn > 1) {
 #pragma omp barrier
@@ -187,6 +180,8 @@ gk_status gk_frame_gemm(const gk_gemm_args *g, const gk_ukr_desc *u, gk_blocking
 
     const int64_t mt = ceil_div(g->m, mr), nt = ceil_div(min64(g->n, x.nc), nr);
     if (threads > mt * nt) threads = (int)(mt * nt);
+    const double per_thread = (double)g->m * (double)g->n * (double)g->k / GK_MIN_MNK_PER_THREAD;
+    if ((double)threads > per_thread) threads = per_thread < 1.0 ? 1 : (int)per_thread;
     if (threads < 1) threads = 1;
     x.threads = threads;
     choose_grid(threads, mt, nt, &x.tm, &x.tn);
