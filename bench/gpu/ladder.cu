@@ -11,7 +11,8 @@
  *     with the tests' bound ((K + 2) eps + 2 u_in) sum|a||b| + FLT_MIN; a failing variant is
  *     reported FAIL and not timed;
  *   - timing: one warm-up (two more for short runs), then up to --reps runs (time-boxed by
- *     --budget seconds, at least 3), each bracketed by CUDA events; between runs a buffer of
+ *     --budget seconds, at least 3), each bracketed by CUDA events, spread round-robin over
+ *     --rounds rounds so every variant is timed in the same thermal/power state; between runs a buffer of
  *     twice the L2 size is overwritten outside the event interval so every run starts with a
  *     cold L2; the median is reported (min in CSV);
  *   - during the timed runs a thread samples NVML every 5 ms: mean SM clock, mean board power,
@@ -28,6 +29,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -63,7 +65,7 @@ struct result {
 struct options {
     std::vector<int64_t> sizes{4096, 8192};
     std::vector<std::string> kernels;
-    int reps = 30, device = 0;
+    int reps = 30, device = 0, rounds = 3;
     double budget = 1.5;
     std::string out = "bench/results";
     std::string triton_csv; /* merge rows triton_peer.py wrote earlier */
@@ -157,18 +159,19 @@ struct bench {
         return ok ? "" : "cublasSgemm failed";
     }
 
-    void measure(const variant &v, int64_t n, const float *a, const float *b, float *c,
-                 const double *r, const double *s, result &out) {
+    /* Correctness check, then warm-up; returns the number of timed runs the variant gets (0 if
+     * it failed or cannot run, with out.check saying why). */
+    int check(const variant &v, int64_t n, const float *a, const float *b, float *c,
+              const double *r, const double *s, result &out) {
         out.reps = 0;
         if (v.min_sm > sm) {
             out.check = "n/a (needs sm_" + std::to_string(v.min_sm) + ")";
-            return;
+            return 0;
         }
         if (context_lost) {
             out.check = "not run (CUDA context lost earlier)";
-            return;
+            return 0;
         }
-        /* check */
         cudaMemset(c, 0xff, (size_t)(n * n) * sizeof(float)); /* all-ones bits: NaN */
         std::string err = launch(v, n, a, b, c);
         cudaError_t ce = cudaDeviceSynchronize();
@@ -177,7 +180,7 @@ struct bench {
             out.check = "ERROR " + err;
             /* a fault inside a kernel poisons the context: every later call would fail too */
             if (ce != cudaSuccess && cudaDeviceSynchronize() != cudaSuccess) context_lost = true;
-            return;
+            return 0;
         }
         unsigned long long *d_bad;
         unsigned *d_worst;
@@ -198,7 +201,7 @@ struct bench {
         if (bad) {
             snprintf(buf, sizeof buf, "FAIL %llu bad, worst err/bound %.3g", bad, worst);
             out.check = buf;
-            return;
+            return 0;
         }
         snprintf(buf, sizeof buf, "ok %.2g", worst);
         out.check = buf;
@@ -214,9 +217,20 @@ struct bench {
         cudaEventElapsedTime(&est, e0, e1);
         cudaEventDestroy(e0), cudaEventDestroy(e1);
         if (est < 20.0f) launch(v, n, a, b, c), launch(v, n, a, b, c);
-        int reps = (int)(opt.budget * 1000.0 / std::max(est, 1e-3f));
-        reps = std::max(3, std::min(opt.reps, reps));
+        const int reps = (int)(opt.budget * 1000.0 / std::max(est, 1e-3f));
+        return std::max(3, std::min(opt.reps, reps));
+    }
 
+    /* NVML readings of one variant summed over its rounds (sample-weighted). */
+    struct power_acc {
+        double mhz = 0, watts = 0;
+        int samples = 0;
+        std::set<std::string> reasons;
+    };
+
+    /* `reps` timed runs of one variant appended to `ms`, NVML readings added to `pw`. */
+    bool time_runs(const variant &v, int64_t n, const float *a, const float *b, float *c, int reps,
+                   std::vector<double> &ms, power_acc &pw, result &out) {
         std::vector<cudaEvent_t> start(reps), stop(reps);
         for (int i = 0; i < reps; i++)
             cudaEventCreate(&start[i]), cudaEventCreate(&stop[i]);
@@ -228,28 +242,41 @@ struct bench {
             launch(v, n, a, b, c);
             cudaEventRecord(stop[i]);
         }
-        ce = cudaEventSynchronize(stop[reps - 1]);
-        if (have_nvml) nvml.stop();
-        std::vector<double> ms(reps);
+        cudaError_t ce = cudaEventSynchronize(stop[reps - 1]);
+        if (have_nvml) {
+            nvml.stop();
+            const int k = nvml.samples();
+            pw.mhz += nvml.mean_mhz() * k, pw.watts += nvml.mean_watts() * k, pw.samples += k;
+            const std::string t = nvml.throttle();
+            for (size_t p = 0; p < t.size();) {
+                size_t q = t.find('+', p);
+                if (q == std::string::npos) q = t.size();
+                if (t.compare(p, q - p, "none")) pw.reasons.insert(t.substr(p, q - p));
+                p = q + 1;
+            }
+        }
         for (int i = 0; i < reps; i++) {
             float t = 0;
             cudaEventElapsedTime(&t, start[i], stop[i]);
-            ms[i] = t;
+            ms.push_back(t);
             cudaEventDestroy(start[i]), cudaEventDestroy(stop[i]);
         }
         if (ce != cudaSuccess) {
             out.check = std::string("ERROR while timing: ") + cudaGetErrorString(ce);
+            out.reps = 0;
             context_lost = true;
-            return;
+            return false;
         }
+        return true;
+    }
+
+    static void summarise(int64_t n, std::vector<double> &ms, result &out) {
         std::sort(ms.begin(), ms.end());
-        out.reps = reps;
-        out.ms = reps % 2 ? ms[reps / 2] : 0.5 * (ms[reps / 2 - 1] + ms[reps / 2]);
+        const size_t k = ms.size();
+        out.reps = (int)k;
+        out.ms = k % 2 ? ms[k / 2] : 0.5 * (ms[k / 2 - 1] + ms[k / 2]);
         out.ms_min = ms[0];
         out.tflops = 2.0 * (double)n * n * n / (out.ms * 1e-3) / 1e12;
-        if (have_nvml)
-            out.mhz = nvml.mean_mhz(), out.watts = nvml.mean_watts(),
-            out.throttle = nvml.throttle();
     }
 
     bool run_size(int64_t n, const std::vector<variant> &vars) {
@@ -275,18 +302,41 @@ struct bench {
             context_lost = true;
             return false;
         }
+        /* Check every variant first, then time them round-robin: each round gives every variant
+         * its share of runs, so all of them see the GPU in the same thermal and power state
+         * (timing one variant after another favours whichever runs on the coolest GPU). */
+        std::vector<result> res(vars.size());
+        std::vector<int> reps(vars.size());
+        std::vector<std::vector<double>> ms(vars.size());
+        std::vector<power_acc> pw(vars.size());
         for (size_t i = 0; i < vars.size(); i++) {
-            fprintf(stderr, "[%lld] %zu/%zu %-28s ", (long long)n, i + 1, vars.size(),
-                    vars[i].name.c_str());
-            result res;
-            res.size = n, res.name = vars[i].name, res.k = vars[i].k;
-            measure(vars[i], n, a, b, c, r, s, res);
-            if (res.reps)
-                fprintf(stderr, "%-14s %3d reps %9.3f ms %7.2f TFLOPS\n", res.check.c_str(),
-                        res.reps, res.ms, res.tflops);
-            else
-                fprintf(stderr, "%s\n", res.check.c_str());
-            results.push_back(res);
+            res[i].size = n, res[i].name = vars[i].name, res[i].k = vars[i].k;
+            reps[i] = check(vars[i], n, a, b, c, r, s, res[i]);
+            fprintf(stderr, "[%lld] check %zu/%zu %-28s %s\n", (long long)n, i + 1, vars.size(),
+                    vars[i].name.c_str(), res[i].check.c_str());
+        }
+        const int rounds = opt.rounds;
+        for (int round = 0; round < rounds && !context_lost; round++)
+            for (size_t i = 0; i < vars.size() && !context_lost; i++) {
+                if (!reps[i]) continue;
+                const int share = (reps[i] * (round + 1)) / rounds - (reps[i] * round) / rounds;
+                if (share > 0 && !time_runs(vars[i], n, a, b, c, share, ms[i], pw[i], res[i]))
+                    reps[i] = 0;
+            }
+        for (size_t i = 0; i < vars.size(); i++) {
+            if (reps[i] && !ms[i].empty()) {
+                summarise(n, ms[i], res[i]);
+                if (have_nvml && pw[i].samples) {
+                    res[i].mhz = pw[i].mhz / pw[i].samples;
+                    res[i].watts = pw[i].watts / pw[i].samples;
+                    res[i].throttle = "none";
+                    for (const auto &t : pw[i].reasons)
+                        res[i].throttle = (res[i].throttle == "none" ? "" : res[i].throttle + "+") + t;
+                }
+                fprintf(stderr, "[%lld] %-28s %3d reps %9.3f ms %7.2f TFLOPS\n", (long long)n,
+                        vars[i].name.c_str(), res[i].reps, res[i].ms, res[i].tflops);
+            }
+            results.push_back(res[i]);
         }
         cudaFree(a), cudaFree(b), cudaFree(c), cudaFree(r), cudaFree(s);
         return true;
@@ -299,12 +349,13 @@ struct bench {
 void usage(FILE *f) {
     fprintf(f,
             "usage: gemmkit ladder [--sizes 4096,8192] [--sweep] [--kernels LIST] [--reps N]\n"
-            "                      [--budget SEC] [--device N] [--out DIR] [--no-cublas]\n"
+            "                      [--budget SEC] [--rounds R] [--device N] [--out DIR] [--no-cublas]\n"
             "                      [--triton | --triton-csv FILE] [--no-plot]\n"
             "Checks every CUDA registry kernel (and cuBLAS FP32/TF32) against a float64 GPU\n"
             "reference on square n x n x n problems, then times it: median of up to N runs\n"
             "(default 30, at least 3, at most SEC seconds each, default 1.5) with L2 flushed\n"
-            "between runs. LIST: names, name prefixes or ids, comma separated. --sweep: sizes\n"
+            "between runs. The timed runs are spread over R rounds (default 3) that visit every\n"
+            "variant in turn, so all see the GPU in the same thermal state. LIST: names, name prefixes or ids, comma separated. --sweep: sizes\n"
             "256..8192. --triton: also run bench/triton_peer.py (--triton-csv: merge its earlier\n"
             "output instead). Writes gpu_ladder.csv/.json and\n"
             "plots (bench/plot_gpu.py) under DIR (default bench/results). Exit status 1 if a\n"
@@ -418,6 +469,8 @@ extern "C" int gk_cmd_ladder(int argc, char **argv) {
             opt.kernels = split(argv[++i]);
         } else if (!strcmp(a, "--reps") && has_val) {
             opt.reps = atoi(argv[++i]);
+        } else if (!strcmp(a, "--rounds") && has_val) {
+            opt.rounds = atoi(argv[++i]);
         } else if (!strcmp(a, "--budget") && has_val) {
             opt.budget = atof(argv[++i]);
         } else if (!strcmp(a, "--device") && has_val) {
@@ -438,8 +491,8 @@ extern "C" int gk_cmd_ladder(int argc, char **argv) {
             return 2;
         }
     }
-    if (opt.reps < 3 || opt.budget <= 0) {
-        fprintf(stderr, "gemmkit ladder: --reps must be >= 3 and --budget > 0\n");
+    if (opt.reps < 3 || opt.budget <= 0 || opt.rounds < 1) {
+        fprintf(stderr, "gemmkit ladder: --reps must be >= 3, --budget > 0, --rounds >= 1\n");
         return 2;
     }
 

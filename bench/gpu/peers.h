@@ -45,6 +45,7 @@ class gk_nvml_sampler {
     const std::string &why() const { return why_; }
     void start();
     void stop();
+    int samples() const { return n_; }
     double mean_mhz() const { return n_ ? mhz_sum_ / n_ : 0.0; }
     double mean_watts() const { return n_ ? mw_sum_ / n_ / 1000.0 : 0.0; }
     /* reasons other than "GPU idle", as "none" or names joined by '+' */
