@@ -34,66 +34,62 @@ static int64_t min64(int64_t a, int64_t b) {
     return a < b ? a : b;
 }
 
-/* Panels [q0, q1) of the packed A block whose top-left element is op(A)(ic, pc): mb x kb values,
- * panel q holds rows ic + q*mr .. + mr, stored pa[q*mr*kb + p*mr + i]. */
-static void pack_a(const gk_gemm_args *g, int mr, int64_t ic, int64_t pc, int64_t mb, int64_t kb,
-                   float *pa, int64_t q0, int64_t q1) {
-    for (int64_t q = q0; q < q1; q++) {
-        const int64_t i0 = ic + q * mr;
-        const int rows = (int)min64(mr, mb - q * mr);
-        float *dst = pa + q * mr * kb;
-        if (!g->transa) {
-            /* stored column-major m x k: a column segment of op(A) is contiguous */
-            const float *src = g->a + i0 + pc * g->lda;
-            for (int64_t p = 0; p < kb; p++, src += g->lda, dst += mr) {
-                for (int i = 0; i < rows; i++)
-                    dst[i] = src[i];
-                for (int i = rows; i < mr; i++)
-                    dst[i] = 0.0f;
-            }
-        } else {
-            /* stored k x m: a row of op(A) is contiguous */
-            for (int i = 0; i < rows; i++) {
-                const float *src = g->a + pc + (i0 + i) * g->lda;
-                for (int64_t p = 0; p < kb; p++)
-                    dst[p * mr + i] = src[p];
-            }
-            for (int i = rows; i < mr; i++)
-                for (int64_t p = 0; p < kb; p++)
-                    dst[p * mr + i] = 0.0f;
+/* One micro-panel of w lanes (MR rows of A or NR columns of B) by kb: dst[p * w + l] = element
+ * (lane l, step p) = src[l * ls + p * ps] for the first `valid` lanes, zero for the rest. */
+static void pack_panel(float *restrict dst, int w, int valid, int64_t kb, const float *src,
+                       int64_t ls, int64_t ps) {
+    if (ls == 1) {
+        /* lanes contiguous: each step is one short contiguous copy */
+        for (int64_t p = 0; p < kb; p++, src += ps, dst += w) {
+            for (int l = 0; l < valid; l++)
+                dst[l] = src[l];
+            for (int l = valid; l < w; l++)
+                dst[l] = 0.0f;
         }
+        return;
+    }
+    /* steps contiguous (ps == 1): a transpose, done in blocks of 8 steps so the 8 * w floats
+     * written and the 8 floats read per lane stay in the same few cache lines */
+    int64_t p0 = 0;
+    for (; p0 + 8 <= kb; p0 += 8) {
+        float *d = dst + p0 * w;
+        for (int l = 0; l < valid; l++) {
+            const float *sl = src + l * ls + p0;
+            for (int t = 0; t < 8; t++)
+                d[t * w + l] = sl[t];
+        }
+        for (int l = valid; l < w; l++)
+            for (int t = 0; t < 8; t++)
+                d[t * w + l] = 0.0f;
+    }
+    for (; p0 < kb; p0++) {
+        for (int l = 0; l < valid; l++)
+            dst[p0 * w + l] = src[l * ls + p0];
+        for (int l = valid; l < w; l++)
+            dst[p0 * w + l] = 0.0f;
     }
 }
 
+/* Panels [q0, q1) of the packed A block whose top-left element is op(A)(ic, pc): mb x kb values,
+ * panel q holds rows ic + q*mr .. + mr, stored pa[q*mr*kb + p*mr + i]. Plain A is stored m x k
+ * (rows contiguous in a column), transposed A k x m. */
+static void pack_a(const gk_gemm_args *g, int mr, int64_t ic, int64_t pc, int64_t mb, int64_t kb,
+                   float *pa, int64_t q0, int64_t q1) {
+    const int64_t ls = g->transa ? g->lda : 1, ps = g->transa ? 1 : g->lda;
+    for (int64_t q = q0; q < q1; q++)
+        pack_panel(pa + q * mr * kb, mr, (int)min64(mr, mb - q * mr), kb,
+                   g->a + (ic + q * mr) * ls + pc * ps, ls, ps);
+}
+
 /* Panels [q0, q1) of the packed B block whose top-left element is op(B)(pc, jc): kb x nb values,
- * panel q holds columns jc + q*nr .. + nr, stored pb[q*nr*kb + p*nr + j]. */
+ * panel q holds columns jc + q*nr .. + nr, stored pb[q*nr*kb + p*nr + j]. Plain B is stored
+ * k x n, transposed B n x k (columns of op(B) contiguous in a stored column). */
 static void pack_b(const gk_gemm_args *g, int nr, int64_t pc, int64_t jc, int64_t nb, int64_t kb,
                    float *pb, int64_t q0, int64_t q1) {
-    for (int64_t q = q0; q < q1; q++) {
-        const int64_t j0 = jc + q * nr;
-        const int cols = (int)min64(nr, nb - q * nr);
-        float *dst = pb + q * nr * kb;
-        if (g->transb) {
-            /* stored n x k: a row of op(B) is contiguous */
-            const float *src = g->b + j0 + pc * g->ldb;
-            for (int64_t p = 0; p < kb; p++, src += g->ldb, dst += nr) {
-                for (int j = 0; j < cols; j++)
-                    dst[j] = src[j];
-                for (int j = cols; j < nr; j++)
-                    dst[j] = 0.0f;
-            }
-        } else {
-            /* stored k x n: a column of op(B) is contiguous */
-            for (int j = 0; j < cols; j++) {
-                const float *src = g->b + pc + (j0 + j) * g->ldb;
-                for (int64_t p = 0; p < kb; p++)
-                    dst[p * nr + j] = src[p];
-            }
-            for (int j = cols; j < nr; j++)
-                for (int64_t p = 0; p < kb; p++)
-                    dst[p * nr + j] = 0.0f;
-        }
-    }
+    const int64_t ls = g->transb ? 1 : g->ldb, ps = g->transb ? g->ldb : 1;
+    for (int64_t q = q0; q < q1; q++)
+        pack_panel(pb + q * nr * kb, nr, (int)min64(nr, nb - q * nr), kb,
+                   g->b + (jc + q * nr) * ls + pc * ps, ls, ps);
 }
 
 /* Pick tm x tn = threads minimising the most tiles any thread computes; ties go to the larger
