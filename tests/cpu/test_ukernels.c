@@ -4,6 +4,7 @@
  * {1, 2, KC-1, KC, KC+1} (KC = the kernel's cache block on this machine), beta in {0, 1, -1, 0.5},
  * column- and row-strided C. C sits inside a sentinel-filled frame: nothing outside the valid
  * part may change, and with beta = 0 the valid part starts as NaN, which must not leak.
+ * Each kernel also runs inside the packed loop nest with tiny blocks on 1-3 threads.
  * Kernels this CPU cannot run report "skip". Panels are allocated to their exact size so the
  * sanitizer build catches reads past them.
  */
@@ -16,6 +17,7 @@
 
 #include "check.h"
 #include "cpu/config/cpu.h"
+#include "cpu/frame/frame.h"
 #include "cpu/kernels/ukernel.h"
 #include "ref.h"
 
@@ -122,6 +124,46 @@ static void strided(void) {
             if (check_one(cur, 37, shapes[s][0], shapes[s][1], 0.75f, betas[bi], 1, &rng)) return;
 }
 
+/* The kernel inside the packed loop nest with tiny blocks (mc = 2 MR, kc = 16, nc = 4 NR), so
+ * every loop runs many blocks with partial edges, on 1-3 threads and all transpositions: row
+ * slices of packed A, shared packed B and the barriers between them must not race. */
+static void frame_small_blocks(void) {
+    if (!cur->usable()) T_SKIP("%s: this CPU/OS cannot run %s", cur->name, cur->arch);
+    const int64_t shapes[][3] = {{300, 200, 100}, {97, 700, 50}, {700, 37, 150}, {33, 13, 5}};
+    t_rng rng = {4242};
+    const gk_blocking blk = {2 * cur->mr, 16, 4 * cur->nr};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+        for (int tr = 0; tr < 4; tr++)
+            for (int threads = 1; threads <= 3; threads++) {
+                const int64_t m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+                const int ta = tr & 1, tb = tr >> 1;
+                const int64_t lda = ta ? k : m, ldb = tb ? n : k;
+                float *a = malloc(sizeof(float) * (size_t)(m * k));
+                float *b = malloc(sizeof(float) * (size_t)(k * n));
+                float *c = malloc(sizeof(float) * (size_t)(m * n));
+                float *c0 = malloc(sizeof(float) * (size_t)(m * n));
+                double *r = malloc(sizeof(double) * (size_t)(m * n));
+                double *sc = malloc(sizeof(double) * (size_t)(m * n));
+                T_REQUIRE(a && b && c && c0 && r && sc, "out of memory");
+                t_fill_random(a, m * k, &rng);
+                t_fill_random(b, k * n, &rng);
+                t_fill_random(c0, m * n, &rng);
+                memcpy(c, c0, sizeof(float) * (size_t)(m * n));
+                const gk_gemm_args g = {m, n, k, ta, tb, 1.5f, -0.5f, a, b, c, lda, ldb, m};
+                gk_status st = gk_frame_gemm(&g, cur, blk, threads);
+                t_ref_sgemm(GK_COL_MAJOR, ta ? GK_TRANS : GK_NO_TRANS, tb ? GK_TRANS : GK_NO_TRANS,
+                            m, n, k, 1.5f, a, lda, b, ldb, -0.5f, c0, m, r, sc);
+                char msg[256];
+                int64_t bad = t_compare(GK_COL_MAJOR, m, n, c, m, r, sc, k, 0.0, msg, sizeof msg);
+                T_CHECK(st == GK_SUCCESS && bad == 0,
+                        "%s %lldx%lldx%lld ta=%d tb=%d threads=%d: %s", cur->name, (long long)m,
+                        (long long)n, (long long)k, ta, tb, threads,
+                        st == GK_SUCCESS ? msg : "status not success");
+                free(a), free(b), free(c), free(c0), free(r), free(sc);
+                if (bad || st != GK_SUCCESS) return;
+            }
+}
+
 /* The registry's own promises: unique families, generic last and always usable, tiles within
  * the buffers sized by GK_UKR_MAX_TILE, and blocking that respects each kernel's shape. */
 static void registry(void) {
@@ -151,6 +193,8 @@ int main(void) {
         t_run(name, edges);
         snprintf(name, sizeof name, "ukr_%s_row_strided_c", cur->name);
         t_run(name, strided);
+        snprintf(name, sizeof name, "frame_%s_small_blocks", cur->name);
+        t_run(name, frame_small_blocks);
     }
     return t_finish();
 }
