@@ -70,15 +70,34 @@ static void pack_panel(float *restrict dst, int w, int valid, int64_t kb, const 
     }
 }
 
+/* Panels [q0, q1) of a packed block: panel q holds lanes q*w .. q*w + w of `lanes` (the rest
+ * zero) over kb steps, at dst + q*w*kb; lane l, step p is src[l * ls + p * ps]. When the lanes are
+ * contiguous (ls == 1) a whole step of the block is one long contiguous read, so the block is
+ * walked in slabs of 16 steps across all its panels: 16 sequential streams the prefetcher follows
+ * and 16 * w floats written per panel. Panel by panel, each panel would read one short piece of
+ * kb different lines a stride apart (4096x64x4096: 40 -> 60 GFLOPS on Zen 3, 1 thread). */
+static void pack_block(float *dst, int w, int64_t lanes, int64_t kb, const float *src, int64_t ls,
+                       int64_t ps, int64_t q0, int64_t q1) {
+    if (ls == 1) {
+        for (int64_t p0 = 0; p0 < kb; p0 += 16) {
+            const int64_t pk = min64(16, kb - p0);
+            for (int64_t q = q0; q < q1; q++)
+                pack_panel(dst + q * w * kb + p0 * w, w, (int)min64(w, lanes - q * w), pk,
+                           src + q * w + p0 * ps, 1, ps);
+        }
+        return;
+    }
+    for (int64_t q = q0; q < q1; q++)
+        pack_panel(dst + q * w * kb, w, (int)min64(w, lanes - q * w), kb, src + q * w * ls, ls, ps);
+}
+
 /* Panels [q0, q1) of the packed A block whose top-left element is op(A)(ic, pc): mb x kb values,
  * panel q holds rows ic + q*mr .. + mr, stored pa[q*mr*kb + p*mr + i]. Plain A is stored m x k
  * (rows contiguous in a column), transposed A k x m. */
 static void pack_a(const gk_gemm_args *g, int mr, int64_t ic, int64_t pc, int64_t mb, int64_t kb,
                    float *pa, int64_t q0, int64_t q1) {
     const int64_t ls = g->transa ? g->lda : 1, ps = g->transa ? 1 : g->lda;
-    for (int64_t q = q0; q < q1; q++)
-        pack_panel(pa + q * mr * kb, mr, (int)min64(mr, mb - q * mr), kb,
-                   g->a + (ic + q * mr) * ls + pc * ps, ls, ps);
+    pack_block(pa, mr, mb, kb, g->a + ic * ls + pc * ps, ls, ps, q0, q1);
 }
 
 /* Panels [q0, q1) of the packed B block whose top-left element is op(B)(pc, jc): kb x nb values,
@@ -87,9 +106,7 @@ static void pack_a(const gk_gemm_args *g, int mr, int64_t ic, int64_t pc, int64_
 static void pack_b(const gk_gemm_args *g, int nr, int64_t pc, int64_t jc, int64_t nb, int64_t kb,
                    float *pb, int64_t q0, int64_t q1) {
     const int64_t ls = g->transb ? 1 : g->ldb, ps = g->transb ? g->ldb : 1;
-    for (int64_t q = q0; q < q1; q++)
-        pack_panel(pb + q * nr * kb, nr, (int)min64(nr, nb - q * nr), kb,
-                   g->b + (jc + q * nr) * ls + pc * ps, ls, ps);
+    pack_block(pb, nr, nb, kb, g->b + jc * ls + pc * ps, ls, ps, q0, q1);
 }
 
 /* Pick tm x tn = threads minimising the most tiles any thread computes; ties go to the larger
