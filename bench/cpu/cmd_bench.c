@@ -167,7 +167,7 @@ static int parse(int argc, char **argv, bench_opts *o) {
             o->gpu = strcmp(v, "cpu") != 0;
         } else if (!strcmp(opt, "--threads")) {
             ok = for_each_item(v, add_threads, o);
-        } else if (!strcmp(opt, "--sizes") || !strcmp(opt, "--shape")) {
+        } else if (!strcmp(opt, "--sizes")) {
             ok = for_each_item(v, add_shape, o);
         } else if (!strcmp(opt, "--impls")) {
             ok = for_each_item(v, add_impl, o);
