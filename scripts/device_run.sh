@@ -148,7 +148,7 @@ if want cpu; then
     done
     step cpu_tests 150 env GK_TEST_TIMEOUT=140 GK_TEST_LOG_DIR="$LOGS/cpu-tests" GK_BUILD=build GK_PYTHON=python3 bash tests/run.sh "${progs[@]}"
     record cpu_tests "$(tail -1 "$LOGS/cpu_tests.log")"
-    step cpu_bench 120 build/bin/gemmkit bench --device cpu --quick --out "$WORK/cpu-bench"
+    step cpu_bench 120 env GK_PYTHON=python3 build/bin/gemmkit bench --device cpu --quick --out "$WORK/cpu-bench"
     record cpu_bench "see logs/cpu_bench.log"
 fi
 
