@@ -13,7 +13,9 @@
  *     outputs as 4x4 blocks strided across the warp tile, so each 128-bit fragment read by a
  *     quarter-warp is either one broadcast address or 8 consecutive vectors (conflict-free).
  *   - Fragments are double-buffered in registers: the reads for k+1 are issued before the FMAs of
- *     k; one barrier per k-tile.
+ *     k; one barrier per k-tile. The refill copies are issued at k step LOAD_KK without a branch
+ *     (past the end of K they copy zero bytes), so ptxas can interleave their address arithmetic
+ *     with the FFMAs.
  *   - Blocks are rasterised in groups of `group_m` tile rows so concurrently running blocks share
  *     A and B panels in L2 (group_m == 1 is plain row-major order).
  * All index arithmetic that can exceed 2^31 (rows * ld) is 64-bit.
@@ -80,6 +82,17 @@ __device__ __forceinline__ void load_tile(uint32_t dst, const float *g, int64_t 
         else
             gk_ptx::cp_async_4(d, src, (uint32_t)left * 4u);
     }
+}
+
+/* Position (row, column among the thread's TM x TN outputs) of the f-th FFMA of a k step in
+ * traversal ORDER (see Config::ORDER). */
+template <int ORDER, int TM, int TN> __device__ constexpr int ffma_row(int f) {
+    return ORDER == 0 || ORDER == 2 ? f / TN
+           : ORDER == 1             ? f % TM
+                                    : ((f / TM) & 1 ? TM - 1 - f % TM : f % TM);
+}
+template <int ORDER, int TM, int TN> __device__ constexpr int ffma_col(int f) {
+    return ORDER == 0 ? f % TN : ORDER == 2 ? ((f / TN) & 1 ? TN - 1 - f % TN : f % TN) : f / TM;
 }
 
 /* Tile configuration. MIN_BLOCKS is the occupancy promised to ptxas via __launch_bounds__. */
@@ -155,7 +168,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
     int64_t k_done = 0;
     auto load_stage = [&](uint32_t stage) {
         const int64_t k_left = p.k - k_done;
-        const int kl = k_left > BK ? BK : (int)k_left; /* < BK only in the last k-tile */
+        const int kl = k_left > BK ? BK : (int)k_left; /* < BK only past the last full k-tile */
         const float *a = a_next;
 #pragma unroll
         for (int i = 0; i < A_ITERS; ++i, a += a_rows_step)
@@ -231,20 +244,23 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
             }
             load_frag((kk + 1) & 1, rd, (kk + 1) % BK);
             if (kk == C::LOAD_KK) {
-                /* Refill the stage everyone finished reading before the previous barrier. */
-                if (kt + S - 1 < ktiles) load_stage(wr);
+                /* Refill the stage everyone finished reading before the previous barrier. No
+                 * "tile exists" branch: past the last k-tile kl <= 0 makes every copy a zero-byte
+                 * one (from an address inside the matrices) into a stage nobody reads. Without
+                 * the branch the ~60 address/predicate instructions share the FFMAs' basic block
+                 * and ptxas spreads them between FFMAs (with it, SASS showed them as one serial
+                 * block per k-tile); measured faster for every configuration of steps 10/11, and
+                 * for step 13 together with LOAD_KK 1 (not with 5, the best value with the
+                 * branch): bench/results/h100-step13-tuning-2026-11-22.txt. */
+                load_stage(wr);
                 gk_ptx::cp_async_commit();
                 wr = wr + STAGE_BYTES == RING ? 0 : wr + STAGE_BYTES;
             }
-            constexpr int OUTER = C::ORDER & 1 ? TN : TM, INNER = C::ORDER & 1 ? TM : TN;
 #pragma unroll
-            for (int o = 0; o < OUTER; ++o)
-#pragma unroll
-                for (int q = 0; q < INNER; ++q) {
-                    const int in = C::ORDER >= 2 && (o & 1) ? INNER - 1 - q : q;
-                    const int i = C::ORDER & 1 ? in : o, j = C::ORDER & 1 ? o : in;
-                    acc[i][j] += fa[kk & 1][i] * fb[kk & 1][j];
-                }
+            for (int f = 0; f < TM * TN; ++f) {
+                const int i = ffma_row<C::ORDER, TM, TN>(f), j = ffma_col<C::ORDER, TM, TN>(f);
+                acc[i][j] += fa[kk & 1][i] * fb[kk & 1][j];
+            }
         }
     }
     gk_ptx::cp_async_wait<0>();

@@ -14,6 +14,10 @@
  * v13_t8x4_ld5_o2); each row is the fastest configuration at that size, sizes with the same
  * winner merged. Between measured sizes a problem gets the choice of the next larger one. The
  * table is only used on sm_90; other GPUs get the heuristic in 11_autotuned.cu.
+ * Later the same day the template's refill lost its branch and config 4 followed step 13 to
+ * LOAD_KK 1 / ORDER 3; every configuration got faster (bench/results/h100-step13-tuning-2026-11-22
+ * .txt, rows s10/c0..c5 r0 vs r1 at 1024-8192) and the winners at 1024, 2048, 4096 and 8192 stayed
+ * the same (3072 was not re-measured), so the table was kept.
  */
 #ifndef GK_CUDA_LADDER_11_AUTOTUNED_CONFIGS_H
 #define GK_CUDA_LADDER_11_AUTOTUNED_CONFIGS_H
@@ -23,7 +27,7 @@
     X(1, 128, 64, 8, 32, 32, 4, 3, 2, 0, 0, 8)                                                     \
     X(2, 64, 128, 8, 32, 32, 4, 3, 2, 0, 0, 8)                                                     \
     X(3, 128, 128, 8, 32, 64, 4, 3, 2, 0, 0, 8)                                                    \
-    X(4, 128, 256, 8, 64, 64, 8, 4, 1, 5, 2, 8)                                                    \
+    X(4, 128, 256, 8, 64, 64, 8, 4, 1, 1, 3, 8)                                                    \
     X(5, 256, 128, 8, 64, 64, 4, 4, 1, 0, 0, 8)
 
 /* Device architecture (compute capability * 10) the table was measured on. */

@@ -4,18 +4,20 @@
  * double-buffered in registers and read with 128-bit shared loads (6 LDS.128 per 128 FFMA), blocks
  * rasterised in groups of 8 tile rows. Over step 10 it doubles the work per thread (more FFMA per
  * shared load and per barrier), lays the lanes out 8x4 (a quarter-warp's A read is one 128-bit
- * broadcast to 4 lanes), issues the refill copies mid-tile (k step 5) and orders the FFMAs in
- * serpentine rows, the last three chosen by measurement. Kernel template: 10_cp_async_pipeline.cuh.
- * ptxas (sm_90a): 255 registers, 0 spills.
- * Measured on H100 80GB HBM3 (1980 MHz), 2026-11-22, M=N=K, L2 flushed, median of 20-40 runs,
- * against cuBLAS SGEMM (FP32, default math) in the same run: 48.6 TFLOPS = 0.985x at 4096,
- * 48.6 TFLOPS = 0.973x at 8192, 0.973x at 6144, 0.954x at 2048 (bench/results/
- * h100-fast-kernels-2026-11-22.txt, row v13_t8x4_ld5_o2). It does NOT reach cuBLAS: ncu shows the
- * same instruction count but more dispatch stalls (register-bank conflicts in the FFMA block).
+ * broadcast to 4 lanes), issues the refill copies at k step 1 of 8 and orders the FFMAs column by
+ * column in serpentine order (ORDER 3), the last two chosen by measurement together with the
+ * template's branch-free refill. Kernel template: 10_cp_async_pipeline.cuh.
+ * ptxas (sm_90a): 235 registers, 0 spills.
+ * Measured on H100 80GB HBM3 (1980 MHz), 2026-11-22, M=N=K, L2 flushed, random data, against
+ * cuBLAS SGEMM (FP32, default math) in the same run (bench/results/h100-step13-tuning-2026-11-22
+ * .txt): tuning harness (medians of 30, round-robin) 52.0 TFLOPS = 1.031x at 4096, 52.4 TFLOPS =
+ * 1.017x at 8192, 1.029x at 2048 (the previous configuration, LOAD_KK 5 / ORDER 2 with a branch
+ * around the refill: 0.971x / 0.957x / 0.976x in the same run); `gemmkit ladder` (public API,
+ * 5 rounds): 1.006x at 4096 and 0.984x at 8192, where the board hit its 700 W power cap.
  */
 #include "cuda/ladder/10_cp_async_pipeline.cuh"
 
-using Step13 = gk_pipe::Config<128, 256, 8, 64, 64, 8, 4, 1, 5, 2>;
+using Step13 = gk_pipe::Config<128, 256, 8, 64, 64, 8, 4, 1, 1, 3>;
 
 cudaError_t gk_ladder_13_cp_async_128x256x8(const gk_rm_problem &p, cudaStream_t s) {
     return gk_pipe::launch<Step13>(p, 8, s);
