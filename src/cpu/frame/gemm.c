@@ -6,10 +6,11 @@
  * zero padding past the edges, so transpositions cost the same as the plain case (only the pack
  * loops differ) and the kernel needs no edge logic in its inner loop.
  *
- * Threading (one OpenMP team per call, explicit partitioning): all threads pack a B block
- * together; the macro-kernel is split over a tm x tn grid (tm row slices of MR panels, tn column
- * slices of NR panels) chosen to balance tiles, so a short m spreads over n and a short n over m;
- * the tn threads of a row slice pack its A panels together into the slice's own buffer region.
+ * Threading (one OpenMP team per call, explicit partitioning): the macro-kernel is split over a
+ * tm x tn grid (tm row slices of MR panels, tn column slices of NR panels) chosen for balanced
+ * tiles and square per-thread blocks; every thread packs its own A slice into a private region;
+ * B is packed by all threads together (one barrier pair per kc block) unless tm == 1, where each
+ * thread packs just the B panels it multiplies and the call needs no barrier at all.
  * Buffers are allocated per call: concurrent calls share nothing.
  */
 #include "cpu/frame/frame.h"
@@ -23,6 +24,7 @@ typedef struct gemm_ctx {
     const gk_ukr_desc *u;
     int64_t mc, kc, nc; /* effective blocking for this call; mc is per thread row slice */
     int tm, tn;         /* thread grid for the team size `threads` */
+    int64_t npb_max;    /* NR panels in the widest B block */
     int threads;
     float *pa, *pb;
 } gemm_ctx;
@@ -109,13 +111,21 @@ static void pack_b(const gk_gemm_args *g, int nr, int64_t pc, int64_t jc, int64_
     pack_block(pb, nr, nb, kb, g->b + jc * ls + pc * ps, ls, ps, q0, q1);
 }
 
-/* Pick tm x tn = threads minimising the most tiles any thread computes; ties go to the larger
- * tm, whose threads each keep a private A slice in their own L2 and share B. */
-static void choose_grid(int threads, int64_t mt, int64_t nt, int *tm, int *tn) {
+/* Relative cost of one packed row or column of a thread's block against one multiply-add of its
+ * tile area, per k step: a core does ~2 * 50..75 GFLOP/s while it streams ~10..20 GB/s of
+ * packed operands from L3 or memory, so a float (4 bytes) of traffic costs ~16 flops' time. */
+#define GK_GRID_EDGE 16
+
+/* Pick tm x tn = threads minimising a thread's time: its tile area plus the packed A rows and B
+ * columns it streams (rows + cols, times GK_GRID_EDGE). The area term balances tiles, so a short
+ * m spreads over n and a short n over m; the edge term prefers square blocks, which read each
+ * packed operand fewer times (2048^3 on 16 threads: 4 x 4 streams half the bytes of 16 x 1). */
+static void choose_grid(int threads, int64_t mt, int64_t nt, int mr, int nr, int *tm, int *tn) {
     int64_t best = -1;
     for (int a = 1; a <= threads; a++) {
         if (threads % a) continue;
-        int64_t cost = ceil_div(mt, a) * ceil_div(nt, threads / a);
+        const int64_t rows = ceil_div(mt, a) * mr, cols = ceil_div(nt, threads / a) * nr;
+        const int64_t cost = rows * cols + GK_GRID_EDGE * (rows + cols);
         if (best < 0 || cost <= best) best = cost, *tm = a, *tn = threads / a;
     }
 }
@@ -127,33 +137,40 @@ static void gemm_thread(const gemm_ctx *x, int tid, int nth) {
     if (nth != x->threads) tm = 1, tn = nth; /* nested region gave a smaller team */
     const int ti = tid / tn, tj = tid % tn;
     const int64_t mblock = x->mc * tm;
+    /* Every thread packs its own A slice into its own region: the tn threads of a row slice each
+     * pack it (tn - 1 extra copies of a block the thread then multiplies by at least 96
+     * columns: ~1% more work) and so never wait for each other. With tm == 1 thread tid packs
+     * exactly the B panels it multiplies, so the call runs without any barrier. */
+    float *pa = x->pa + tid * x->mc * x->kc;
+    const int shared_b = tm > 1;
+    /* Unshared B panels go to a region of their own thread: kb and the column split change in
+     * the last k and n blocks, and the regions must not move while a slower thread reads. */
+    const int64_t bregion = ceil_div(x->npb_max, tn) * nr * x->kc;
 
     for (int64_t jc = 0; jc < g->n; jc += x->nc) {
         const int64_t nb = min64(x->nc, g->n - jc), npb = ceil_div(nb, nr);
+        int64_t b0, b1;
+        gk_split(npb, tn, tj, &b0, &b1);
         for (int64_t pc = 0; pc < g->k; pc += x->kc) {
             const int64_t kb = min64(x->kc, g->k - pc);
             const float beta = pc == 0 ? g->beta : 1.0f; /* later blocks accumulate */
-            int64_t lo, hi;
-            gk_split(npb, nth, tid, &lo, &hi);
-            pack_b(g, nr, pc, jc, nb, kb, x->pb, lo, hi);
+            float *pbt = x->pb + b0 * nr * kb; /* where panel b0 (the first we multiply) is */
+            if (shared_b) {
+                int64_t lo, hi;
+                gk_split(npb, nth, tid, &lo, &hi);
+                pack_b(g, nr, pc, jc, nb, kb, x->pb, lo, hi);
 #pragma omp barrier
+            } else {
+                pbt = x->pb + tj * bregion;
+                pack_b(g, nr, pc, jc + b0 * nr, nb - b0 * nr, kb, pbt, 0, b1 - b0);
+            }
             for (int64_t ic = 0; ic < g->m; ic += mblock) {
                 const int64_t mb = min64(mblock, g->m - ic), npa = ceil_div(mb, mr);
-                /* Row slice ti (panels a0..a1) has its own region of pa, so slices never
-                 * overwrite each other's panels, whatever block the other threads are on. The
-                 * tn threads of a slice pack it together; with tn == 1 a thread packs only what
-                 * it alone reads, so no barrier is needed around it. */
-                int64_t a0, a1, b0, b1;
+                int64_t a0, a1;
                 gk_split(npa, tm, ti, &a0, &a1);
-                gk_split(npb, tn, tj, &b0, &b1);
-                float *pa = x->pa + ti * x->mc * kb;
-                gk_split(a1 - a0, tn, tj, &lo, &hi);
-                pack_a(g, mr, ic + a0 * mr, pc, mb - a0 * mr, kb, pa, lo, hi);
-                if (tn > 1) {
-#pragma omp barrier
-                }
+                pack_a(g, mr, ic + a0 * mr, pc, mb - a0 * mr, kb, pa, 0, a1 - a0);
                 for (int64_t jr = b0; jr < b1; jr++) {
-                    const float *pb = x->pb + jr * nr * kb;
+                    const float *pb = pbt + (jr - b0) * nr * kb;
                     const int nv = (int)min64(nr, nb - jr * nr);
                     float *cc = g->c + ic + (jc + jr * nr) * g->ldc;
                     for (int64_t ir = a0; ir < a1; ir++) {
@@ -162,12 +179,10 @@ static void gemm_thread(const gemm_ctx *x, int tid, int nth) {
                                  g->alpha, beta, mv, nv);
                     }
                 }
-                if (tn > 1) { /* the next pack overwrites the slice */
-#pragma omp barrier
-                }
             }
-            /* the next pack overwrites pb */
+            if (shared_b) { /* the next pack overwrites pb */
 #pragma omp barrier
+            }
         }
     }
 }
@@ -197,12 +212,14 @@ gk_status gk_frame_gemm(const gk_gemm_args *g, const gk_ukr_desc *u, gk_blocking
     if ((double)threads > per_thread) threads = per_thread < 1.0 ? 1 : (int)per_thread;
     if (threads < 1) threads = 1;
     x.threads = threads;
-    choose_grid(threads, mt, nt, &x.tm, &x.tn);
+    choose_grid(threads, mt, nt, mr, nr, &x.tm, &x.tn);
     /* Row blocks should not be cut finer than the threads that share them. */
     if (x.mc * x.tm > mt * mr) x.mc = ceil_div(mt, x.tm) * mr;
 
-    const int64_t arows = x.mc * x.tm;
-    const int64_t bcols = min64(ceil_div(g->n, nr), ceil_div(x.nc, nr)) * nr;
+    const int64_t arows = x.mc * threads;
+    x.npb_max = min64(ceil_div(g->n, nr), ceil_div(x.nc, nr));
+    /* threads more panels: per-thread regions round each share up (see gemm_thread) */
+    const int64_t bcols = (x.npb_max + threads) * nr;
     x.pa = alloc64(arows * x.kc);
     x.pb = alloc64(bcols * x.kc);
     if (!x.pa || !x.pb) {
