@@ -7,8 +7,9 @@
  * 11 and 13) is in 10_cp_async_pipeline.cuh; this step runs it as 128x128x8, 3 stages, 256
  * threads, 8x8 outputs per thread, plain row-major block order.
  * Measured on H100 80GB HBM3 (1980 MHz), 2026-11-22, M=N=K, L2 flushed, median, against cuBLAS
- * SGEMM (FP32) in the same run: 43.4 TFLOPS = 0.879x at 4096, 41.7 TFLOPS = 0.834x at 8192
- * (bench/results/h100-fast-kernels-2026-11-22.txt). ptxas: 128 registers, 8 bytes spilled.
+ * SGEMM (FP32) in the same run: 46.6 TFLOPS = 0.906x at 4096, 47.0 TFLOPS = 0.912x at 8192
+ * (bench/results/h100-step13-tuning-2026-11-22.txt, run 4; 0.879x / 0.834x before the template's
+ * refill lost its branch). ptxas: 128 registers, 0 spills.
  */
 #include "cuda/ladder/10_cp_async_pipeline.cuh"
 

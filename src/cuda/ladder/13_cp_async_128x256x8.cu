@@ -10,10 +10,11 @@
  * ptxas (sm_90a): 235 registers, 0 spills.
  * Measured on H100 80GB HBM3 (1980 MHz), 2026-11-22, M=N=K, L2 flushed, random data, against
  * cuBLAS SGEMM (FP32, default math) in the same run (bench/results/h100-step13-tuning-2026-11-22
- * .txt): tuning harness (medians of 30, round-robin) 52.0 TFLOPS = 1.031x at 4096, 52.4 TFLOPS =
- * 1.017x at 8192, 1.029x at 2048 (the previous configuration, LOAD_KK 5 / ORDER 2 with a branch
- * around the refill: 0.971x / 0.957x / 0.976x in the same run); `gemmkit ladder` (public API,
- * 5 rounds): 1.006x at 4096 and 0.984x at 8192, where the board hit its 700 W power cap.
+ * .txt). Tuning harness, medians of 30 round-robin runs: 1.031x / 1.017x at 4096 / 8192 (52.0 /
+ * 52.4 TFLOPS) where the previous configuration (refill copies at k step 5 behind a branch,
+ * ORDER 2) measured 0.971x / 0.957x; the committed code again: 1.010x / 1.016x, 1.009x at 2048.
+ * `gemmkit ladder --rounds 5` (public API), same call: 100.8 % at 4096, 101.6 % at 2048, but
+ * 98.5 % at 8192, where cuBLAS itself ran 3 % faster than in the tuning harness (not explained).
  */
 #include "cuda/ladder/10_cp_async_pipeline.cuh"
 
