@@ -6,11 +6,9 @@
  * zero padding past the edges, so transpositions cost the same as the plain case (only the pack
  * loops differ) and the kernel needs no edge logic in its inner loop.
  *
- * Threading (one OpenMP team per call, explicit partitioning): the macro-kernel is split over a
- * tm x tn grid (tm row slices of MR panels, tn column slices of NR panels) chosen for balanced
- * tiles and square per-thread blocks; every thread packs its own A slice into a private region;
- * B is packed by all threads together (one barrier pair per kc block) unless tm == 1, where each
- * thread packs just the B panels it multiplies and the call needs no barrier at all.
+ * Threading (one OpenMP team per call): C is split over a tm x tn grid of threads, chosen for
+ * balanced tiles and square per-thread blocks, and each thread runs the whole loop nest on its
+ * own block of C with its own packed A and B: no shared buffers and no barriers.
  * Buffers are allocated per call: concurrent calls share nothing.
  */
 #include "cpu/frame/frame.h"
@@ -22,9 +20,8 @@
 typedef struct gemm_ctx {
     const gk_gemm_args *g;
     const gk_ukr_desc *u;
-    int64_t mc, kc, nc; /* effective blocking for this call; mc is per thread row slice */
+    int64_t mc, kc, nc; /* effective blocking for this call, per thread */
     int tm, tn;         /* thread grid for the team size `threads` */
-    int64_t npb_max;    /* NR panels in the widest B block */
     int threads;
     float *pa, *pb;
 } gemm_ctx;
@@ -72,43 +69,43 @@ static void pack_panel(float *restrict dst, int w, int valid, int64_t kb, const 
     }
 }
 
-/* Panels [q0, q1) of a packed block: panel q holds lanes q*w .. q*w + w of `lanes` (the rest
+/* The npan panels of a packed block: panel q holds lanes q*w .. q*w + w of `lanes` (the rest
  * zero) over kb steps, at dst + q*w*kb; lane l, step p is src[l * ls + p * ps]. When the lanes are
  * contiguous (ls == 1) a whole step of the block is one long contiguous read, so the block is
  * walked in slabs of 16 steps across all its panels: 16 sequential streams the prefetcher follows
  * and 16 * w floats written per panel. Panel by panel, each panel would read one short piece of
  * kb different lines a stride apart (4096x64x4096: 40 -> 60 GFLOPS on Zen 3, 1 thread). */
 static void pack_block(float *dst, int w, int64_t lanes, int64_t kb, const float *src, int64_t ls,
-                       int64_t ps, int64_t q0, int64_t q1) {
+                       int64_t ps, int64_t npan) {
     if (ls == 1) {
         for (int64_t p0 = 0; p0 < kb; p0 += 16) {
             const int64_t pk = min64(16, kb - p0);
-            for (int64_t q = q0; q < q1; q++)
+            for (int64_t q = 0; q < npan; q++)
                 pack_panel(dst + q * w * kb + p0 * w, w, (int)min64(w, lanes - q * w), pk,
                            src + q * w + p0 * ps, 1, ps);
         }
         return;
     }
-    for (int64_t q = q0; q < q1; q++)
+    for (int64_t q = 0; q < npan; q++)
         pack_panel(dst + q * w * kb, w, (int)min64(w, lanes - q * w), kb, src + q * w * ls, ls, ps);
 }
 
-/* Panels [q0, q1) of the packed A block whose top-left element is op(A)(ic, pc): mb x kb values,
+/* The packed A block whose top-left element is op(A)(ic, pc): mb x kb values,
  * panel q holds rows ic + q*mr .. + mr, stored pa[q*mr*kb + p*mr + i]. Plain A is stored m x k
  * (rows contiguous in a column), transposed A k x m. */
 static void pack_a(const gk_gemm_args *g, int mr, int64_t ic, int64_t pc, int64_t mb, int64_t kb,
-                   float *pa, int64_t q0, int64_t q1) {
+                   float *pa) {
     const int64_t ls = g->transa ? g->lda : 1, ps = g->transa ? 1 : g->lda;
-    pack_block(pa, mr, mb, kb, g->a + ic * ls + pc * ps, ls, ps, q0, q1);
+    pack_block(pa, mr, mb, kb, g->a + ic * ls + pc * ps, ls, ps, ceil_div(mb, mr));
 }
 
-/* Panels [q0, q1) of the packed B block whose top-left element is op(B)(pc, jc): kb x nb values,
+/* The packed B block whose top-left element is op(B)(pc, jc): kb x nb values,
  * panel q holds columns jc + q*nr .. + nr, stored pb[q*nr*kb + p*nr + j]. Plain B is stored
  * k x n, transposed B n x k (columns of op(B) contiguous in a stored column). */
 static void pack_b(const gk_gemm_args *g, int nr, int64_t pc, int64_t jc, int64_t nb, int64_t kb,
-                   float *pb, int64_t q0, int64_t q1) {
+                   float *pb) {
     const int64_t ls = g->transb ? 1 : g->ldb, ps = g->transb ? g->ldb : 1;
-    pack_block(pb, nr, nb, kb, g->b + jc * ls + pc * ps, ls, ps, q0, q1);
+    pack_block(pb, nr, nb, kb, g->b + jc * ls + pc * ps, ls, ps, ceil_div(nb, nr));
 }
 
 /* Relative cost of one packed row or column of a thread's block against one multiply-add of its
@@ -130,58 +127,40 @@ static void choose_grid(int threads, int64_t mt, int64_t nt, int mr, int nr, int
     }
 }
 
+/* Thread tid's whole share: the C block of its row slice ti and column slice tj, computed by a
+ * sequential five-loop nest with its own packed A and B buffers. A is packed tn times in all
+ * and B tm times, the traffic choose_grid weighs, and in exchange no thread ever waits for
+ * another: a thread that the OS deschedules delays only its own block (on the shared 2-core dev
+ * VM, barrier-synchronised packing ran 3-4x slower than one thread when a core was busy). */
 static void gemm_thread(const gemm_ctx *x, int tid, int nth) {
     const gk_gemm_args *g = x->g;
     const int mr = x->u->mr, nr = x->u->nr;
     int tm = x->tm, tn = x->tn;
     if (nth != x->threads) tm = 1, tn = nth; /* nested region gave a smaller team */
-    const int ti = tid / tn, tj = tid % tn;
-    const int64_t mblock = x->mc * tm;
-    /* Every thread packs its own A slice into its own region: the tn threads of a row slice each
-     * pack it (tn - 1 extra copies of a block the thread then multiplies by at least 96
-     * columns: ~1% more work) and so never wait for each other. With tm == 1 thread tid packs
-     * exactly the B panels it multiplies, so the call runs without any barrier. */
-    float *pa = x->pa + tid * x->mc * x->kc;
-    const int shared_b = tm > 1;
-    /* Unshared B panels go to a region of their own thread: kb and the column split change in
-     * the last k and n blocks, and the regions must not move while a slower thread reads. */
-    const int64_t bregion = ceil_div(x->npb_max, tn) * nr * x->kc;
+    int64_t a0, a1, b0, b1;                  /* this thread's MR and NR panels of all of C */
+    gk_split(ceil_div(g->m, mr), tm, tid / tn, &a0, &a1);
+    gk_split(ceil_div(g->n, nr), tn, tid % tn, &b0, &b1);
+    const int64_t m0 = a0 * mr, m1 = min64(a1 * mr, g->m), n0 = b0 * nr, n1 = min64(b1 * nr, g->n);
+    float *pa = x->pa + tid * x->mc * x->kc, *pb = x->pb + tid * x->nc * x->kc;
 
-    for (int64_t jc = 0; jc < g->n; jc += x->nc) {
-        const int64_t nb = min64(x->nc, g->n - jc), npb = ceil_div(nb, nr);
-        int64_t b0, b1;
-        gk_split(npb, tn, tj, &b0, &b1);
+    for (int64_t jc = n0; jc < n1; jc += x->nc) {
+        const int64_t nb = min64(x->nc, n1 - jc), npb = ceil_div(nb, nr);
         for (int64_t pc = 0; pc < g->k; pc += x->kc) {
             const int64_t kb = min64(x->kc, g->k - pc);
             const float beta = pc == 0 ? g->beta : 1.0f; /* later blocks accumulate */
-            float *pbt = x->pb + b0 * nr * kb; /* where panel b0 (the first we multiply) is */
-            if (shared_b) {
-                int64_t lo, hi;
-                gk_split(npb, nth, tid, &lo, &hi);
-                pack_b(g, nr, pc, jc, nb, kb, x->pb, lo, hi);
-#pragma omp barrier
-            } else {
-                pbt = x->pb + tj * bregion;
-                pack_b(g, nr, pc, jc + b0 * nr, nb - b0 * nr, kb, pbt, 0, b1 - b0);
-            }
-            for (int64_t ic = 0; ic < g->m; ic += mblock) {
-                const int64_t mb = min64(mblock, g->m - ic), npa = ceil_div(mb, mr);
-                int64_t a0, a1;
-                gk_split(npa, tm, ti, &a0, &a1);
-                pack_a(g, mr, ic + a0 * mr, pc, mb - a0 * mr, kb, pa, 0, a1 - a0);
-                for (int64_t jr = b0; jr < b1; jr++) {
-                    const float *pb = pbt + (jr - b0) * nr * kb;
+            pack_b(g, nr, pc, jc, nb, kb, pb);
+            for (int64_t ic = m0; ic < m1; ic += x->mc) {
+                const int64_t mb = min64(x->mc, m1 - ic), npa = ceil_div(mb, mr);
+                pack_a(g, mr, ic, pc, mb, kb, pa);
+                for (int64_t jr = 0; jr < npb; jr++) {
                     const int nv = (int)min64(nr, nb - jr * nr);
                     float *cc = g->c + ic + (jc + jr * nr) * g->ldc;
-                    for (int64_t ir = a0; ir < a1; ir++) {
+                    for (int64_t ir = 0; ir < npa; ir++) {
                         const int mv = (int)min64(mr, mb - ir * mr);
-                        x->u->fn(kb, pa + (ir - a0) * mr * kb, pb, cc + ir * mr, 1, g->ldc,
+                        x->u->fn(kb, pa + ir * mr * kb, pb + jr * nr * kb, cc + ir * mr, 1, g->ldc,
                                  g->alpha, beta, mv, nv);
                     }
                 }
-            }
-            if (shared_b) { /* the next pack overwrites pb */
-#pragma omp barrier
             }
         }
     }
@@ -206,27 +185,25 @@ gk_status gk_frame_gemm(const gk_gemm_args *g, const gk_ukr_desc *u, gk_blocking
         x.nc = min64(x.nc * blk.kc / x.kc / nr * nr, 4 * blk.nc);
     }
 
-    const int64_t mt = ceil_div(g->m, mr), nt = ceil_div(min64(g->n, x.nc), nr);
+    const int64_t mt = ceil_div(g->m, mr), nt = ceil_div(g->n, nr);
     if (threads > mt * nt) threads = (int)(mt * nt);
     const double per_thread = (double)g->m * (double)g->n * (double)g->k / GK_MIN_MNK_PER_THREAD;
     if ((double)threads > per_thread) threads = per_thread < 1.0 ? 1 : (int)per_thread;
     if (threads < 1) threads = 1;
     x.threads = threads;
     choose_grid(threads, mt, nt, mr, nr, &x.tm, &x.tn);
-    /* Row blocks should not be cut finer than the threads that share them. */
-    if (x.mc * x.tm > mt * mr) x.mc = ceil_div(mt, x.tm) * mr;
+    /* Blocks need not be larger than a thread's share. (A nested team smaller than `threads`
+     * runs a 1 x nth grid with these blocks: only more of them.) */
+    x.mc = min64(x.mc, ceil_div(mt, x.tm) * mr);
+    x.nc = min64(x.nc, ceil_div(nt, x.tn) * nr);
 
-    const int64_t arows = x.mc * threads;
-    x.npb_max = min64(ceil_div(g->n, nr), ceil_div(x.nc, nr));
-    /* threads more panels: per-thread regions round each share up (see gemm_thread) */
-    const int64_t bcols = (x.npb_max + threads) * nr;
-    x.pa = alloc64(arows * x.kc);
-    x.pb = alloc64(bcols * x.kc);
+    x.pa = alloc64(threads * x.mc * x.kc);
+    x.pb = alloc64(threads * x.nc * x.kc);
     if (!x.pa || !x.pb) {
         free(x.pa), free(x.pb);
         return gk_fail(GK_ERR_OUT_OF_MEMORY,
                        "gk_sgemm: cannot allocate %lld bytes of packing buffers",
-                       (long long)((arows + bcols) * x.kc * (int64_t)sizeof(float)));
+                       (long long)(threads * (x.mc + x.nc) * x.kc * (int64_t)sizeof(float)));
     }
     if (threads == 1) {
         gemm_thread(&x, 0, 1);
