@@ -194,7 +194,12 @@ gk_status gk_frame_gemm(const gk_gemm_args *g, const gk_ukr_desc *u, gk_blocking
     choose_grid(threads, mt, nt, mr, nr, &x.tm, &x.tn);
     /* Blocks need not be larger than a thread's share. (A nested team smaller than `threads`
      * runs a 1 x nth grid with these blocks: only more of them.) */
-    x.mc = min64(x.mc, ceil_div(mt, x.tm) * mr);
+    const int64_t rows = ceil_div(mt, x.tm) * mr;
+    /* A thread whose rows take at most half of an L2-sized A block has L2 to spare: a B block of
+     * about the same bytes then stays in L2 from its packing to its last use, instead of making
+     * a round trip through L3 (64x4096x4096, 1 thread on Zen 3: ~50 -> ~58 GFLOPS). */
+    if (2 * rows <= x.mc) x.nc = min64(x.nc, x.mc / nr * nr);
+    x.mc = min64(x.mc, rows);
     x.nc = min64(x.nc, ceil_div(nt, x.tn) * nr);
 
     x.pa = alloc64(threads * x.mc * x.kc);
