@@ -9,11 +9,13 @@
  * Threading (one OpenMP team per call): C is split over a tm x tn grid of threads, chosen for
  * balanced tiles and square per-thread blocks, and each thread runs the whole loop nest on its
  * own block of C with its own packed A and B: no shared buffers and no barriers.
- * Buffers are allocated per call: concurrent calls share nothing.
+ * The packing buffer belongs to the calling thread (kept between its calls): concurrent calls
+ * share nothing.
  */
 #include "cpu/frame/frame.h"
 
 #include <omp.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -166,9 +168,47 @@ static void gemm_thread(const gemm_ctx *x, int tid, int nth) {
     }
 }
 
-static void *alloc64(int64_t floats) {
-    size_t bytes = ((size_t)floats * sizeof(float) + 63) & ~(size_t)63;
-    return aligned_alloc(64, bytes);
+/* The packing buffer of the calling thread, kept between calls and grown to the largest call it
+ * made: allocating it per call gave a fresh mapping each time (glibc maps blocks this large),
+ * so every call paid page faults in all its threads and an unmap with TLB shootdowns. Each
+ * user thread has its own buffer (concurrent calls still share nothing), freed at its exit. */
+typedef struct pack_buf {
+    float *p;
+    int64_t floats;
+} pack_buf;
+static pthread_key_t buf_key;
+static int buf_key_ok; /* written once, under buf_once */
+static pthread_once_t buf_once = PTHREAD_ONCE_INIT;
+
+static void buf_free(void *v) {
+    pack_buf *b = v;
+    free(b->p);
+    free(b);
+}
+static void buf_key_init(void) {
+    buf_key_ok = pthread_key_create(&buf_key, buf_free) == 0;
+}
+
+/* At least `floats` floats, 64-byte aligned, owned by this thread; NULL when out of memory. */
+static float *pack_buffer(int64_t floats) {
+    pthread_once(&buf_once, buf_key_init);
+    if (!buf_key_ok) return NULL;
+    pack_buf *b = pthread_getspecific(buf_key);
+    if (!b) {
+        if (!(b = calloc(1, sizeof *b))) return NULL;
+        if (pthread_setspecific(buf_key, b) != 0) {
+            free(b);
+            return NULL;
+        }
+    }
+    if (b->floats < floats) {
+        free(b->p);
+        b->floats = 0;
+        size_t bytes = ((size_t)floats * sizeof(float) + 63) & ~(size_t)63;
+        if (!(b->p = aligned_alloc(64, bytes))) return NULL;
+        b->floats = floats;
+    }
+    return b->p;
 }
 
 gk_status gk_frame_gemm(const gk_gemm_args *g, const gk_ukr_desc *u, gk_blocking blk, int threads) {
@@ -202,22 +242,18 @@ gk_status gk_frame_gemm(const gk_gemm_args *g, const gk_ukr_desc *u, gk_blocking
     x.mc = min64(x.mc, rows);
     x.nc = min64(x.nc, ceil_div(nt, x.tn) * nr);
 
-    x.pa = alloc64(threads * x.mc * x.kc);
-    x.pb = alloc64(threads * x.nc * x.kc);
-    if (!x.pa || !x.pb) {
-        free(x.pa), free(x.pb);
+    x.pa = pack_buffer(threads * (x.mc + x.nc) * x.kc);
+    if (!x.pa)
         return gk_fail(GK_ERR_OUT_OF_MEMORY,
                        "gk_sgemm: cannot allocate %lld bytes of packing buffers",
                        (long long)(threads * (x.mc + x.nc) * x.kc * (int64_t)sizeof(float)));
-    }
+    x.pb = x.pa + threads * x.mc * x.kc;
     if (threads == 1) {
         gemm_thread(&x, 0, 1);
     } else {
 #pragma omp parallel num_threads(threads)
         gemm_thread(&x, omp_get_thread_num(), omp_get_num_threads());
     }
-    free(x.pa);
-    free(x.pb);
     return GK_SUCCESS;
 }
 
