@@ -61,7 +61,8 @@ __device__ __forceinline__ void block_origin(const gk_rm_problem &p, int bm, int
 
 /* Copy a ROWS x COLS tile of a row-major matrix (rows0/cols0: its origin; nrows/ncols: the
  * matrix's extent; ld) into shared memory at `dst` with row stride DST_LD floats, zero-filling
- * whatever lies outside the matrix. VEC: 16-byte copies (matrix gk_vec_ok), else 4-byte copies. */
+ * whatever lies outside the matrix. VEC: 16-byte copies (matrix gk_vec_ok and ncols % 4 == 0, so
+ * no vector is partial), else 4-byte copies. */
 template <int ROWS, int COLS, int DST_LD, int THREADS, bool VEC>
 __device__ __forceinline__ void load_tile(uint32_t dst, const float *g, int64_t ld, int64_t row0,
                                           int64_t col0, int64_t nrows, int64_t ncols, int tid) {
@@ -75,12 +76,13 @@ __device__ __forceinline__ void load_tile(uint32_t dst, const float *g, int64_t 
         const int64_t gr = row0 + r, gc = col0 + c;
         int64_t left = ncols - gc; /* elements of this row still inside the matrix */
         left = gr < nrows ? (left < 0 ? 0 : (left > W ? W : left)) : 0;
-        const float *src = left ? g + gr * ld + gc : g; /* never form a wild address */
+        const uint32_t bytes = (uint32_t)left * 4u; /* VEC: 0 or 16 (ncols % 4 == 0) */
+        const float *src = gk_ptx::cp_src(g + gr * ld + gc, bytes);
         const uint32_t d = dst + (uint32_t)(r * DST_LD + c) * 4u;
         if (VEC)
-            gk_ptx::cp_async_16(d, src, (uint32_t)left * 4u);
+            gk_ptx::cp_async_16(d, src, bytes);
         else
-            gk_ptx::cp_async_4(d, src, (uint32_t)left * 4u);
+            gk_ptx::cp_async_4(d, src, bytes);
     }
 }
 
@@ -171,9 +173,11 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
         const int kl = k_left > BK ? BK : (int)k_left; /* < BK only past the last full k-tile */
         const float *a = a_next;
 #pragma unroll
-        for (int i = 0; i < A_ITERS; ++i, a += a_rows_step)
-            gk_ptx::cp_async_4(a_dst + stage + (uint32_t)(i * A_STEP) * 4u, a,
-                               ak < kl && (a_rows_ok >> i) & 1u ? 4u : 0u);
+        for (int i = 0; i < A_ITERS; ++i, a += a_rows_step) {
+            const uint32_t n = ak < kl && (a_rows_ok >> i) & 1u ? 4u : 0u;
+            gk_ptx::cp_async_4(a_dst + stage + (uint32_t)(i * A_STEP) * 4u, gk_ptx::cp_src(a, n),
+                               n);
+        }
         const float *b = b_next;
 #pragma unroll
         for (int i = 0; i < B_ITERS; ++i, b += b_rows_step) {
@@ -181,9 +185,9 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
             const uint32_t d = b_dst + stage + (uint32_t)(i * B_STEP * BN) * 4u;
             const uint32_t n = br + i * B_STEP < kl ? b_bytes : 0u;
             if (VEC_B)
-                gk_ptx::cp_async_16(d, b, n);
+                gk_ptx::cp_async_16(d, gk_ptx::cp_src(b, n), n);
             else
-                gk_ptx::cp_async_4(d, b, n);
+                gk_ptx::cp_async_4(d, gk_ptx::cp_src(b, n), n);
         }
         k_done += BK;
         if (k_done < p.k) a_next += BK, b_next += BK * p.ldb; /* stay inside the matrices */
@@ -285,7 +289,8 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
 template <class C> cudaError_t launch(const gk_rm_problem &p, int group_m, cudaStream_t s) {
     const int64_t tiles = gk_ceil_div(p.m, C::BM) * gk_ceil_div(p.n, C::BN);
     if (tiles > 0x7fffffff) return cudaErrorInvalidValue;
-    const bool vec_b = gk_vec_ok(p.b, p.ldb), vec_c = gk_vec_ok(p.c, p.ldc);
+    /* 16-byte B copies need whole vectors: n % 4 == 0 as well as alignment (see cp_async_16). */
+    const bool vec_b = gk_vec_ok(p.b, p.ldb) && p.n % 4 == 0, vec_c = gk_vec_ok(p.c, p.ldc);
     auto kern = vec_b ? sgemm_pipeline<C, true> : sgemm_pipeline<C, false>;
     if (C::SMEM_BYTES > 48 * 1024) {
         const cudaError_t e =

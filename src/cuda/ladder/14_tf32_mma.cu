@@ -121,7 +121,9 @@ template <bool VEC_A, bool VEC_B> cudaError_t launch(const gk_rm_problem &p, cud
 
 cudaError_t gk_ladder_14_tf32_mma(const gk_rm_problem &p, cudaStream_t s) {
     using namespace gk_l14;
-    const bool va = gk_vec_ok(p.a, p.lda), vb = gk_vec_ok(p.b, p.ldb);
+    /* 16-byte copies need whole vectors: the row length a multiple of 4 as well as alignment. */
+    const bool va = gk_vec_ok(p.a, p.lda) && p.k % 4 == 0,
+               vb = gk_vec_ok(p.b, p.ldb) && p.n % 4 == 0;
     if (va) return vb ? launch<true, true>(p, s) : launch<true, false>(p, s);
     return vb ? launch<false, true>(p, s) : launch<false, false>(p, s);
 }

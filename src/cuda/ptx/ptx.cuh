@@ -18,6 +18,17 @@ __device__ __forceinline__ uint32_t smem_addr(const void *p) {
     return (uint32_t)__cvta_generic_to_shared(p);
 }
 
+/* Source of every zero-byte copy. cp.async with src-size 0 reads nothing, but compute-sanitizer
+ * checks the whole cp-size at the source address, so a zero-fill must still name 16 readable
+ * bytes: this array, never an address computed past a matrix's end (which may lie outside the
+ * allocation). One copy per translation unit is fine: its contents are never read. */
+static __device__ __align__(16) float cp_async_dummy[4];
+
+/* `real` when it copies `bytes` > 0, else the dummy: a select, not a branch, in the copy loops. */
+__device__ __forceinline__ const float *cp_src(const float *real, uint32_t bytes) {
+    return bytes ? real : cp_async_dummy;
+}
+
 /* Copy `src_bytes` (0 or 4) bytes to shared memory asynchronously, zero-filling the rest of the
  * 4-byte destination: src_bytes == 0 turns an out-of-bounds element into a zero without a branch.
  * Cached in L1 (.ca) because neighbouring threads read the same 32-byte sectors. */
@@ -26,8 +37,9 @@ __device__ __forceinline__ void cp_async_4(uint32_t dst, const float *src, uint3
                  "r"(src_bytes));
 }
 
-/* 16-byte variant (src and dst 16-byte aligned); src_bytes in 0..16, the tail is zero-filled, so a
- * partial vector at the right edge of a matrix needs no scalar fallback. Bypasses L1 (.cg). */
+/* 16-byte variant (src and dst 16-byte aligned), src_bytes 0 or 16. Partial vectors are not used:
+ * compute-sanitizer counts all 16 source bytes, so callers take 16-byte copies only for rows whose
+ * length is a multiple of 4 (every vector whole or absent). Bypasses L1 (.cg). */
 __device__ __forceinline__ void cp_async_16(uint32_t dst, const float *src, uint32_t src_bytes) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(dst), "l"(src),
                  "r"(src_bytes));
