@@ -7,7 +7,7 @@
  * broadcast to 4 lanes), issues the refill copies at k step 1 of 8 and orders the FFMAs column by
  * column in serpentine order (ORDER 3), the last two chosen by measurement together with the
  * template's branch-free refill. Kernel template: 10_cp_async_pipeline.cuh.
- * ptxas (sm_90a): 235 registers, 0 spills.
+ * ptxas (sm_90a): 226 registers, 0 spills.
  * Measured on H100 80GB HBM3 (1980 MHz), 2026-11-22, M=N=K, L2 flushed, random data, against
  * cuBLAS SGEMM (FP32, default math) in the same run (bench/results/h100-step13-tuning-2026-11-22
  * .txt). Tuning harness, medians of 30 round-robin runs: 1.031x / 1.017x at 4096 / 8192 (52.0 /
@@ -15,6 +15,9 @@
  * ORDER 2) measured 0.971x / 0.957x; the committed code again: 1.010x / 1.016x, 1.009x at 2048.
  * `gemmkit ladder --rounds 5` (public API), same call: 100.8 % at 4096, 101.6 % at 2048, but
  * 98.5 % at 8192, where cuBLAS itself ran 3 % faster than in the tuning harness (not explained).
+ * After the memory-safety fix of the template's copies (zero-byte copies read a dummy, docs/
+ * ladder.md): 99.1 % / 98.9 % of cuBLAS at 4096 / 8192 (51.2 / 51.1 TFLOPS), `gemmkit ladder`,
+ * bench/results/h100-2026-11-22/.
  */
 #include "cuda/ladder/10_cp_async_pipeline.cuh"
 
