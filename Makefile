@@ -83,6 +83,9 @@ STLIB := $(BUILD)/lib/libgemmkit.a
 CLI := $(BUILD)/bin/gemmkit
 
 .PHONY: all lib cli tests test bench deps install uninstall clean format help
+# Keep test objects: they are intermediate files of the test binaries, and deleting them would
+# rebuild every test on each `make test`.
+.SECONDARY:
 all: lib cli
 lib: $(SHLIB) $(STLIB)
 cli: $(CLI)
