@@ -7,7 +7,8 @@
  * FMAs, so shared-memory loads per FMA drop from 2 to 9/8. Fewer, larger tiles per block also
  * halve the barriers per FMA. A reads remain warp broadcasts (a warp shares one row group).
  *
- * Measured on H100: see docs/ladder.md / bench/results (filled in from the lead's H100 run).
+ * Measured on H100 80GB HBM3, 2026-11-22 (`gemmkit ladder`, bench/results/h100-2026-11-22/):
+ * 15.32 TFLOPS at 4096 (29.6 % of cuBLAS FP32), 15.03 at 8192 (29.1 %).
  */
 #include "cuda/ladder/ladder.cuh"
 #include "cuda/ptx/common.cuh"
