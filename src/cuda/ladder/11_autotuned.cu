@@ -13,7 +13,8 @@
  * branch-free refill and config 4's retuning (bench/results/h100-step13-tuning-2026-11-22.txt):
  * config 4 = step 13, 1.010x at 4096 and 1.016x at 8192.
  * Project harness after the cp.async memory-safety fix (`gemmkit ladder`, 2026-11-22,
- * bench/results/h100-2026-11-22/): 51.22 TFLOPS at 4096 (99.1 % of cuBLAS FP32), 51.21 at 8192 (99.1 %).
+ * bench/results/h100-2026-11-22/): 51.22 TFLOPS at 4096 (99.1 % of cuBLAS FP32), 51.21 at 8192
+ * (99.1 %).
  */
 #include "cuda/ladder/10_cp_async_pipeline.cuh"
 #include "cuda/ladder/11_autotuned_configs.h"

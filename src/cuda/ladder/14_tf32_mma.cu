@@ -13,7 +13,8 @@
  * tensor-op math (317 / 384 TFLOPS in that run): a first mma.sync kernel, far from wgmma-based
  * cuBLAS (bench/results/h100-fast-kernels-2026-11-22.txt).
  * Project harness after the cp.async memory-safety fix (`gemmkit ladder`, 2026-11-22,
- * bench/results/h100-2026-11-22/): 105.44 TFLOPS at 4096 (204.0 % of cuBLAS FP32), 107.88 at 8192 (208.8 %).
+ * bench/results/h100-2026-11-22/): 105.44 TFLOPS at 4096 (204.0 % of cuBLAS FP32), 107.88 at 8192
+ * (208.8 %).
  */
 #include "cuda/ladder/10_cp_async_pipeline.cuh"
 
