@@ -33,24 +33,14 @@ __global__ void __launch_bounds__(THREADS, 2) vectorized_kernel(gk_rm_problem p)
     const int64_t row0 = (int64_t)blockIdx.y * BM, col0 = (int64_t)blockIdx.x * BN;
     const int mr = (int)min(p.m - row0, (int64_t)BM), nr = (int)min(p.n - col0, (int64_t)BN);
     const int tr = (tid / (BN / TN)) * TM, tc = (tid % (BN / TN)) * TN;
-    /* Load map: A row la_r, k columns la_c..+3; B k row lb_r, columns lb_c..+3 (a warp reads one
-     * 512-byte row segment of B). */
-    const int la_r = tid / (BK / 4), la_c = (tid % (BK / 4)) * 4;
-    const int lb_r = tid / (BN / 4), lb_c = (tid % (BN / 4)) * 4;
-    const bool la_ok = la_r < mr;
-    const float *a = p.a + (la_ok ? (row0 + la_r) * p.lda : 0);
-    const float *b = p.b + (int64_t)lb_r * p.ldb + col0;
-    const int64_t b_tile = BK * p.ldb;
+    /* Staging map (gk_vec_tile_stage): each thread moves 4 K elements of one A row and 4 columns
+     * of one B row per tile; a warp reads one 512-byte row segment of B. */
+    gk_vec_tile_stage<BM, BN, BK, VEC> stage(p, row0, col0, mr, nr, tid);
 
     float acc[TM][TN] = {};
-    for (int64_t k0 = 0; k0 < p.k; k0 += BK, b += b_tile) {
-        const float4 va = la_ok ? gk_load4<VEC>(a, k0 + la_c, p.k) : make_float4(0, 0, 0, 0);
-        as[la_c + 0][la_r] = va.x;
-        as[la_c + 1][la_r] = va.y;
-        as[la_c + 2][la_r] = va.z;
-        as[la_c + 3][la_r] = va.w;
-        const float4 vb = k0 + lb_r < p.k ? gk_load4<VEC>(b, lb_c, nr) : make_float4(0, 0, 0, 0);
-        *reinterpret_cast<float4 *>(&bs[lb_r][lb_c]) = vb;
+    for (int64_t k0 = 0; k0 < p.k; k0 += BK) {
+        stage.fetch();
+        stage.stash(as, bs);
         __syncthreads();
 #pragma unroll
         for (int kk = 0; kk < BK; ++kk) {

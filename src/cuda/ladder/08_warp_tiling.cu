@@ -44,22 +44,12 @@ __global__ void __launch_bounds__(THREADS, 2) warp_tiling_kernel(gk_rm_problem p
      * SUB_N*ni columns further. */
     const int tr = (warp / WARPS_N) * WM + (lane / LANES_N) * TS;
     const int tc = (warp % WARPS_N) * WN + (lane % LANES_N) * TS;
-    const int la_r = tid / (BK / 4), la_c = (tid % (BK / 4)) * 4;
-    const int lb_r = tid / (BN / 4), lb_c = (tid % (BN / 4)) * 4;
-    const bool la_ok = la_r < mr;
-    const float *a = p.a + (la_ok ? (row0 + la_r) * p.lda : 0);
-    const float *b = p.b + (int64_t)lb_r * p.ldb + col0;
-    const int64_t b_tile = BK * p.ldb;
+    gk_vec_tile_stage<BM, BN, BK, VEC> stage(p, row0, col0, mr, nr, tid);
 
     float acc[TM][TN] = {};
-    for (int64_t k0 = 0; k0 < p.k; k0 += BK, b += b_tile) {
-        const float4 va = la_ok ? gk_load4<VEC>(a, k0 + la_c, p.k) : make_float4(0, 0, 0, 0);
-        as[la_c + 0][la_r] = va.x;
-        as[la_c + 1][la_r] = va.y;
-        as[la_c + 2][la_r] = va.z;
-        as[la_c + 3][la_r] = va.w;
-        const float4 vb = k0 + lb_r < p.k ? gk_load4<VEC>(b, lb_c, nr) : make_float4(0, 0, 0, 0);
-        *reinterpret_cast<float4 *>(&bs[lb_r][lb_c]) = vb;
+    for (int64_t k0 = 0; k0 < p.k; k0 += BK) {
+        stage.fetch();
+        stage.stash(as, bs);
         __syncthreads();
 #pragma unroll
         for (int kk = 0; kk < BK; ++kk) {

@@ -40,38 +40,17 @@ __global__ void __launch_bounds__(THREADS, 2) double_buffering_kernel(gk_rm_prob
     const int mr = (int)min(p.m - row0, (int64_t)BM), nr = (int)min(p.n - col0, (int64_t)BN);
     const int tr = (warp / WARPS_N) * WM + (lane / LANES_N) * TS;
     const int tc = (warp % WARPS_N) * WN + (lane % LANES_N) * TS;
-    const int la_r = tid / (BK / 4), la_c = (tid % (BK / 4)) * 4;
-    const int lb_r = tid / (BN / 4), lb_c = (tid % (BN / 4)) * 4;
-    const bool la_ok = la_r < mr;
-    const float *a = p.a + (la_ok ? (row0 + la_r) * p.lda : 0);
-    const float *b = p.b + (int64_t)lb_r * p.ldb + col0; /* advances one tile per fetch */
-    const int64_t b_tile = BK * p.ldb;
-
-    /* The tile of K step k0 is fetched into va/vb (registers) and later stashed into a buffer. */
-    float4 va, vb;
-    auto fetch = [&](int64_t k0) {
-        const int kr = (int)min(p.k - k0, (int64_t)BK); /* K columns in this tile */
-        va = la_ok ? gk_load4<VEC>(a, la_c, kr) : make_float4(0, 0, 0, 0);
-        vb = lb_r < kr ? gk_load4<VEC>(b, lb_c, nr) : make_float4(0, 0, 0, 0);
-        a += BK;
-        b += b_tile;
-    };
-    auto stash = [&](int buf) {
-        as[buf][la_c + 0][la_r] = va.x;
-        as[buf][la_c + 1][la_r] = va.y;
-        as[buf][la_c + 2][la_r] = va.z;
-        as[buf][la_c + 3][la_r] = va.w;
-        *reinterpret_cast<float4 *>(&bs[buf][lb_r][lb_c]) = vb;
-    };
+    /* The next tile is fetched into registers (stage.va/vb) and later stashed into a buffer. */
+    gk_vec_tile_stage<BM, BN, BK, VEC> stage(p, row0, col0, mr, nr, tid);
 
     float acc[TM][TN] = {};
-    fetch(0);
-    stash(0);
+    stage.fetch();
+    stage.stash(as[0], bs[0]);
     __syncthreads();
     int buf = 0;
     for (int64_t k0 = 0; k0 < p.k; k0 += BK, buf ^= 1) {
         const bool more = k0 + BK < p.k;
-        if (more) fetch(k0 + BK); /* in flight during the math below */
+        if (more) stage.fetch(); /* in flight during the math below */
 #pragma unroll
         for (int kk = 0; kk < BK; ++kk) {
             alignas(16) float fa[TM];
@@ -91,7 +70,7 @@ __global__ void __launch_bounds__(THREADS, 2) double_buffering_kernel(gk_rm_prob
                     acc[i][j] += fa[i] * fb[j];
         }
         /* buf ^ 1 was last read before the previous barrier, so it is free to overwrite. */
-        if (more) stash(buf ^ 1);
+        if (more) stage.stash(as[buf ^ 1], bs[buf ^ 1]);
         __syncthreads();
     }
 
