@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "gemmkit.h"
 #include "refcheck.h"
+#include "timing.h"
 
 #ifdef GK_HAVE_CUDA
 #include <cuda_runtime_api.h>
@@ -150,17 +151,6 @@ static int parse(int argc, char **argv, run_opts *o) {
     return 0;
 }
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *x, const void *y) {
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
 /* The stored operands: shapes in the caller's layout and their element counts. */
 typedef struct problem {
     int64_t a_rows, a_cols, b_rows, b_cols, a_len, b_len, c_len;
@@ -219,7 +209,7 @@ static int report(const run_opts *o, const problem *p, double u_in, double *time
         printf("; %lld failed, worst C(%lld,%lld) = %.9g, expected %.9g", (long long)r.failed,
                (long long)r.worst_i, (long long)r.worst_j, r.worst_got, r.worst_want);
     printf("\n");
-    qsort(times, (size_t)o->reps, sizeof *times, cmp_double);
+    qsort(times, (size_t)o->reps, sizeof *times, gk_cmp_double);
     double med =
         o->reps % 2 ? times[o->reps / 2] : 0.5 * (times[o->reps / 2 - 1] + times[o->reps / 2]);
     double flops = 2.0 * (double)o->m * (double)o->n * (double)o->k;
@@ -248,10 +238,10 @@ static int run_cpu(run_opts *o, problem *p) {
     int rc = 0;
     for (int r = -1; r < o->reps && !rc; r++) {
         memcpy(p->c, p->c0, sizeof(float) * (size_t)p->c_len);
-        double t0 = now_s();
+        double t0 = gk_now_s();
         gk_status st = gk_sgemm(o->layout, o->ta, o->tb, o->m, o->n, o->k, o->alpha, p->a, o->lda,
                                 p->b, o->ldb, o->beta, p->c, o->ldc);
-        double t1 = now_s();
+        double t1 = gk_now_s();
         if (st != GK_SUCCESS) rc = status_exit("gk_sgemm", st);
         if (r >= 0) times[r] = t1 - t0;
     }

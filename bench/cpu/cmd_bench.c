@@ -23,6 +23,7 @@
 
 #include "../../tools/commands.h"
 #include "../../tools/refcheck.h"
+#include "../../tools/timing.h"
 #include "gemmkit.h"
 #include "peak.h"
 #include "peers.h"
@@ -69,22 +70,6 @@ static void usage(FILE *f) {
            "  --min-time S   seconds of timed calls per measurement (default 0.3, --quick 0.1)\n"
            "  --out DIR      results directory (default bench/results)\n"
            "  --no-plot      skip the PNG (bench/plot.py, needs matplotlib)\n");
-}
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *x, const void *y) {
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 static int parse_shape(const char *s, shape *out) {
@@ -260,7 +245,7 @@ static int run_worker(const bench_opts *o) {
         /* The checked call doubles as the first warm-up call; C starts as NaN so a library that
          * skips part of C, or reads C when beta = 0, fails the check. */
         fill_nan(c, lc);
-        double w0 = now_s();
+        double w0 = gk_now_s();
         bench_impl_sgemm(&impl, s.m, s.n, s.k, a, s.m, b, s.k, c, s.m);
         rc_result r;
         rc_check(GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, s.m, s.n, s.k, 1.0f, a, s.m, b, s.k, 0.0f,
@@ -268,18 +253,18 @@ static int run_worker(const bench_opts *o) {
         double diff = g ? rel_diff(c, g, lc) : -1.0;
         int reps = 0;
         if (r.failed == 0) {
-            while (now_s() - w0 < 0.1)
+            while (gk_now_s() - w0 < 0.1)
                 bench_impl_sgemm(&impl, s.m, s.n, s.k, a, s.m, b, s.k, c, s.m);
             double spent = 0;
             while (reps < MAX_REPS && (reps < 5 || spent < o->min_time)) {
                 fill_nan(c, lc);
-                double t0 = now_s();
+                double t0 = gk_now_s();
                 bench_impl_sgemm(&impl, s.m, s.n, s.k, a, s.m, b, s.k, c, s.m);
-                times[reps] = now_s() - t0;
+                times[reps] = gk_now_s() - t0;
                 spent += times[reps++];
             }
         }
-        double med = reps ? median(times, reps) : 0;
+        double med = reps ? gk_median(times, reps) : 0;
         double best = reps ? times[0] : 0; /* median() sorted the times */
         printf("result\t%d\t%.9g\t%.9g\t%d\t%.6g\t%lld\t%.6g\n", o->threads[ti], med, best, reps,
                r.max_ratio, (long long)r.failed, diff);
@@ -667,13 +652,13 @@ static int run_cpu(bench_opts *o) {
                 o->threads[t], o->threads[t] > 1 ? "s" : "", st->peak[t]);
     }
     for (int s = 0; s < o->nshapes; s++) {
-        double t0 = now_s();
+        double t0 = gk_now_s();
         for (int i = 0; i < BENCH_NUM_IMPLS; i++)
             if (o->use_impl[i] && !(st->missing[i][0] && !st->kernel[i][0])) measure(st, s, i);
         char sn[64];
         shape_name(&o->shapes[s], sn, sizeof sn);
         fprintf(stderr, "bench: [%d/%d] %s done in %.1f s; GFLOPS at %d thread(s):", s + 1,
-                o->nshapes, sn, now_s() - t0, o->threads[o->nthreads - 1]);
+                o->nshapes, sn, gk_now_s() - t0, o->threads[o->nthreads - 1]);
         for (int i = 0; i < BENCH_NUM_IMPLS; i++) {
             const result *r = &st->res[s][o->nthreads - 1][i];
             if (!o->use_impl[i]) continue;
