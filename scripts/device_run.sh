@@ -5,7 +5,7 @@
 # cuBLAS (and the Triton peer when `import triton` works), and optionally the sweep and the CPU
 # side. It never changes GPU settings (no clocks, persistence or power limits).
 #
-#   scripts/device_run.sh [PART ...]    PART: info build ptxas tests sanitizer ladder cpu sweep
+#   scripts/device_run.sh [PART ...]    PART: info build ptxas tests sanitizer ladder cpu makebench sweep
 #                                       default: info build tests ladder ptxas sanitizer cpu
 #
 # Every step runs under `timeout`, and a global deadline (GK_DEVICE_BUDGET seconds, default 500)
@@ -150,6 +150,12 @@ if want cpu; then
     record cpu_tests "$(tail -1 "$LOGS/cpu_tests.log")"
     step cpu_bench 120 env GK_PYTHON=python3 build/bin/gemmkit bench --device cpu --quick --out "$WORK/cpu-bench"
     record cpu_bench "see logs/cpu_bench.log"
+fi
+
+if want makebench; then
+    # what `make bench` runs (bench/run.sh), with --quick: CPU peers on this host, then the GPU ladder
+    step makebench 300 env GK_BUILD=build GK_PYTHON=python3 bash bench/run.sh --quick --out "$WORK/makebench"
+    record makebench "exit $?; see logs/makebench.log"
 fi
 
 if want sweep; then
