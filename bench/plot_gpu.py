@@ -89,10 +89,15 @@ def main():
     series = {k: sorted(v) for k, v in series.items() if len(v) >= 2}
     if series:
         fig, ax = plt.subplots(figsize=(9, 6))
-        for (name, kind), pts in sorted(series.items()):
+        # one distinct colour per series (16+ lines outrun the default 10-colour cycle); log y so
+        # the first steps (0.5 TFLOPS) and the tensor-core lines (400) are both readable
+        palette = plt.get_cmap("tab20")
+        for i, ((name, kind), pts) in enumerate(sorted(series.items())):
             style = "--" if kind != "gemmkit" else "-"
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", ms=3, label=name)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], style, marker="o", ms=3, label=name,
+                    color=palette(i % 20))
         ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
         ax.set_xlabel("n (m = n = k)")
         ax.set_ylabel("TFLOPS (median run)")
         ax.set_title(f"SGEMM TFLOPS vs size, {device}")
