@@ -122,16 +122,15 @@ struct Config {
     static_assert(STAGES >= 2, "a pipeline needs at least two stages");
 };
 
-template <class C, bool VEC_B>
-__global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
-    sgemm_pipeline(const gk_rm_problem p, const int group_m, const bool vec_c) {
+/* The block at (m0, n0). SAFE: every address the copies name lies inside the matrices (see
+ * sgemm_pipeline), so zero-byte copies may use it instead of the dummy source. */
+template <class C, bool VEC_B, bool SAFE>
+__device__ __forceinline__ void pipeline_block(const gk_rm_problem &p, const int64_t m0,
+                                               const int64_t n0, const bool vec_c) {
     extern __shared__ __align__(16) float smem[];
     constexpr int BM = C::BM, BN = C::BN, BK = C::BK, S = C::STAGES;
     constexpr int TM = C::TM, TN = C::TN;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-
-    int64_t m0, n0;
-    block_origin(p, BM, BN, group_m, &m0, &n0);
 
     /* Shared layout: stage s holds A^T (BK x A_LD) followed by B (BK x BN). */
     constexpr uint32_t STAGE_BYTES = (C::A_STAGE + C::B_STAGE) * 4, B_OFF = C::A_STAGE * 4;
@@ -175,8 +174,8 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
 #pragma unroll
         for (int i = 0; i < A_ITERS; ++i, a += a_rows_step) {
             const uint32_t n = ak < kl && (a_rows_ok >> i) & 1u ? 4u : 0u;
-            gk_ptx::cp_async_4(a_dst + stage + (uint32_t)(i * A_STEP) * 4u, gk_ptx::cp_src(a, n),
-                               n);
+            gk_ptx::cp_async_4(a_dst + stage + (uint32_t)(i * A_STEP) * 4u,
+                               SAFE ? a : gk_ptx::cp_src(a, n), n);
         }
         const float *b = b_next;
 #pragma unroll
@@ -185,9 +184,9 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
             const uint32_t d = b_dst + stage + (uint32_t)(i * B_STEP * BN) * 4u;
             const uint32_t n = br + i * B_STEP < kl ? b_bytes : 0u;
             if (VEC_B)
-                gk_ptx::cp_async_16(d, gk_ptx::cp_src(b, n), n);
+                gk_ptx::cp_async_16(d, SAFE ? b : gk_ptx::cp_src(b, n), n);
             else
-                gk_ptx::cp_async_4(d, gk_ptx::cp_src(b, n), n);
+                gk_ptx::cp_async_4(d, SAFE ? b : gk_ptx::cp_src(b, n), n);
         }
         k_done += BK;
         if (k_done < p.k) a_next += BK, b_next += BK * p.ldb; /* stay inside the matrices */
@@ -283,6 +282,21 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
                          vec_c);
         }
     }
+}
+
+template <class C, bool VEC_B>
+__global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
+    sgemm_pipeline(const gk_rm_problem p, const int group_m, const bool vec_c) {
+    int64_t m0, n0;
+    block_origin(p, C::BM, C::BN, group_m, &m0, &n0);
+    /* A block wholly inside C, of a problem whose K is a multiple of BK, only names addresses
+     * inside A and B: its rows and columns exist, and past the last k-tile the refill re-addresses
+     * that (full) tile with zero-byte copies. It skips the dummy-source select of edge blocks, a
+     * uniform branch taken once per block. */
+    if (m0 + C::BM <= p.m && n0 + C::BN <= p.n && p.k % C::BK == 0)
+        pipeline_block<C, VEC_B, true>(p, m0, n0, vec_c);
+    else
+        pipeline_block<C, VEC_B, false>(p, m0, n0, vec_c);
 }
 
 /* Launch configuration C on p (16-byte B copies when B allows them). */
