@@ -8,8 +8,8 @@
  * halves global traffic per FMA again. Known leftovers, fixed in steps 6-7: scalar global and
  * shared accesses, and bank conflicts (the B fragment of a warp is strided by 8 floats).
  *
- * Measured on H100 80GB HBM3, 2026-11-22 (`gemmkit ladder`, bench/results/h100-2026-11-22/):
- * 29.44 TFLOPS at 4096 (57.0 % of cuBLAS FP32), 29.95 at 8192 (58.0 %).
+ * Measured on H100 80GB HBM3, 2026-11-22 (`gemmkit ladder`, bench/results/h100-2026-11-22/),
+ * 29.45 TFLOPS at 4096 (56.6 % of cuBLAS FP32), 29.96 at 8192 (57.2 %).
  */
 #include "cuda/ladder/ladder.cuh"
 #include "cuda/ptx/common.cuh"

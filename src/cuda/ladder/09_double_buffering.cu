@@ -9,8 +9,8 @@
  * the barrier that ends the math reading it, so one __syncthreads per K step suffices (step 8
  * needs two, and its global-load latency is exposed before every tile's math).
  *
- * Measured on H100 80GB HBM3, 2026-11-22 (`gemmkit ladder`, bench/results/h100-2026-11-22/):
- * 42.43 TFLOPS at 4096 (82.1 % of cuBLAS FP32), 42.73 at 8192 (82.7 %).
+ * Measured on H100 80GB HBM3, 2026-11-22 (`gemmkit ladder`, bench/results/h100-2026-11-22/),
+ * 40.97 TFLOPS at 4096 (78.8 % of cuBLAS FP32), 41.64 at 8192 (79.5 %).
  */
 #include "cuda/ladder/ladder.cuh"
 #include "cuda/ptx/common.cuh"

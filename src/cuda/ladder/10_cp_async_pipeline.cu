@@ -10,9 +10,9 @@
  * SGEMM (FP32) in the same run: 46.6 TFLOPS = 0.906x at 4096, 47.0 TFLOPS = 0.912x at 8192
  * (bench/results/h100-step13-tuning-2026-11-22.txt, run 4; 0.879x / 0.834x before the template's
  * refill lost its branch). ptxas: 128 registers, 0 spills.
- * Project harness after the cp.async memory-safety fix (`gemmkit ladder`, 2026-11-22,
- * bench/results/h100-2026-11-22/): 44.55 TFLOPS at 4096 (86.2 % of cuBLAS FP32), 44.57 at 8192
- * (86.2 %).
+ * Project harness on the final tree (`gemmkit ladder`, 2026-11-22 09:43 UTC,
+ * bench/results/h100-2026-11-22/): 47.20 TFLOPS at 4096 (90.8 % of cuBLAS FP32), 47.13 at 8192
+ * (90.0 %).
  */
 #include "cuda/ladder/10_cp_async_pipeline.cuh"
 

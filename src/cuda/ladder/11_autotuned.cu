@@ -12,9 +12,9 @@
  * step (heuristic only, config 4 before its final tuning), not this code. After the template's
  * branch-free refill and config 4's retuning (bench/results/h100-step13-tuning-2026-11-22.txt):
  * config 4 = step 13, 1.010x at 4096 and 1.016x at 8192.
- * Project harness after the cp.async memory-safety fix (`gemmkit ladder`, 2026-11-22,
- * bench/results/h100-2026-11-22/): 51.22 TFLOPS at 4096 (99.1 % of cuBLAS FP32), 51.21 at 8192
- * (99.1 %).
+ * Project harness on the final tree (`gemmkit ladder`, 2026-11-22 09:43 UTC,
+ * bench/results/h100-2026-11-22/): 51.51 TFLOPS at 4096 (99.1 % of cuBLAS FP32), 51.59 at 8192
+ * (98.5 %).
  */
 #include "cuda/ladder/10_cp_async_pipeline.cuh"
 #include "cuda/ladder/11_autotuned_configs.h"

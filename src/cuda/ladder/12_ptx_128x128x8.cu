@@ -16,9 +16,9 @@
  * SGEMM (FP32) in the same run: 43.9 TFLOPS = 0.890x at 4096, 42.9 TFLOPS = 0.858x at 8192
  * (bench/results/h100-fast-kernels-2026-11-22.txt). ptxas sm_90a: 128 registers; the aligned-B
  * variant has no spills, the scalar-B fallback spills 4 bytes (20 on sm_80).
- * Project harness after the cp.async memory-safety fix (`gemmkit ladder`, 2026-11-22,
- * bench/results/h100-2026-11-22/): 44.25 TFLOPS at 4096 (85.6 % of cuBLAS FP32), 44.22 at 8192
- * (85.6 %).
+ * Project harness on the final tree (`gemmkit ladder`, 2026-11-22 09:43 UTC,
+ * bench/results/h100-2026-11-22/): 44.18 TFLOPS at 4096 (85.0 % of cuBLAS FP32), 44.24 at 8192
+ * (84.5 %).
  */
 #include "cuda/ladder/10_cp_async_pipeline.cuh"
 

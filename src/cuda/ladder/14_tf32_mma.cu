@@ -12,9 +12,9 @@
  * 4096 and 80.8 at 8192 = 1.61x cuBLAS SGEMM in FP32 but only 0.25x / 0.21x of cuBLAS with TF32
  * tensor-op math (317 / 384 TFLOPS in that run): a first mma.sync kernel, far from wgmma-based
  * cuBLAS (bench/results/h100-fast-kernels-2026-11-22.txt).
- * Project harness after the cp.async memory-safety fix (`gemmkit ladder`, 2026-11-22,
- * bench/results/h100-2026-11-22/): 105.44 TFLOPS at 4096 (204.0 % of cuBLAS FP32), 107.88 at 8192
- * (208.8 %).
+ * Project harness on the final tree (`gemmkit ladder`, 2026-11-22 09:43 UTC,
+ * bench/results/h100-2026-11-22/): 104.97 TFLOPS at 4096 (201.9 % of cuBLAS FP32), 108.73 at 8192
+ * (207.6 %).
  */
 #include "cuda/ladder/10_cp_async_pipeline.cuh"
 
