@@ -29,22 +29,9 @@ if [ "$rc" -ne 0 ]; then
     exit 1
 fi
 status=0
-check() { # name, pattern that must appear in the tester's output
-    if grep -q "$2" out; then gk_report ok "$1"; else
-        gk_report FAIL "$1" "'$2' not in the tester's output: $(grep -E 'sgemm|FAIL|ILLEGAL|XERBLA' out | head -n 3 | tr '\n' ' ')"
-        status=1
-    fi
-}
-check cblat3_error_exits "cblas_sgemm  PASSED THE TESTS OF ERROR-EXITS"
-check cblat3_column_major "cblas_sgemm  PASSED THE COLUMN-MAJOR COMPUTATIONAL TESTS"
-check cblat3_row_major "cblas_sgemm  PASSED THE ROW-MAJOR    COMPUTATIONAL TESTS"
-
-bind_sgemm=$(cat "$tmp"/ld.* | grep -c "xscblat3 .* to .*libgemmkit[^ ]* .*symbol \`cblas_sgemm'")
-bind_xerbla=$(cat "$tmp"/ld.* | grep -c "libgemmkit[^ ]* .* to .*xscblat3 .*symbol \`cblas_xerbla'")
-if [ "$bind_sgemm" -ge 1 ] && [ "$bind_xerbla" -ge 1 ] && grep -q "gemmkit: cblas_sgemm called" stderr; then
-    gk_report ok cblat3_bound_to_gemmkit
-else
-    gk_report FAIL cblat3_bound_to_gemmkit "cblas_sgemm->gemmkit bindings $bind_sgemm, cblas_xerbla->tester $bind_xerbla, verbose line $(grep -c 'gemmkit: cblas_sgemm called' stderr)"
-    status=1
-fi
+ctx='sgemm|FAIL|ILLEGAL|XERBLA'
+gk_expect_line cblat3_error_exits "cblas_sgemm  PASSED THE TESTS OF ERROR-EXITS" out "$ctx" || status=1
+gk_expect_line cblat3_column_major "cblas_sgemm  PASSED THE COLUMN-MAJOR COMPUTATIONAL TESTS" out "$ctx" || status=1
+gk_expect_line cblat3_row_major "cblas_sgemm  PASSED THE ROW-MAJOR    COMPUTATIONAL TESTS" out "$ctx" || status=1
+gk_expect_bound cblat3_bound_to_gemmkit xscblat3 cblas_sgemm cblas_xerbla "$tmp" stderr || status=1
 exit $status

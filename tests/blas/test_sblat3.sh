@@ -29,21 +29,8 @@ if [ "$rc" -ne 0 ] || [ ! -s "$out" ]; then
     exit 1
 fi
 status=0
-check() { # name, pattern that must appear in the summary
-    if grep -q "$2" "$out"; then gk_report ok "$1"; else
-        gk_report FAIL "$1" "'$2' not in the tester's summary: $(grep -E 'SGEMM|FAIL|ILLEGAL' "$out" | head -n 3 | tr '\n' ' ')"
-        status=1
-    fi
-}
-check sblat3_error_exits "SGEMM  PASSED THE TESTS OF ERROR-EXITS"
-check sblat3_computational "SGEMM  PASSED THE COMPUTATIONAL TESTS"
-
-bind_sgemm=$(cat "$tmp"/ld.* | grep -c "xblat3s .* to .*libgemmkit[^ ]* .*symbol \`sgemm_'")
-bind_xerbla=$(cat "$tmp"/ld.* | grep -c "libgemmkit[^ ]* .* to .*xblat3s .*symbol \`xerbla_'")
-if [ "$bind_sgemm" -ge 1 ] && [ "$bind_xerbla" -ge 1 ] && grep -q "gemmkit: sgemm_ called" stderr; then
-    gk_report ok sblat3_bound_to_gemmkit
-else
-    gk_report FAIL sblat3_bound_to_gemmkit "sgemm_->gemmkit bindings $bind_sgemm, xerbla_->tester $bind_xerbla, verbose line $(grep -c 'gemmkit: sgemm_ called' stderr)"
-    status=1
-fi
+ctx='SGEMM|FAIL|ILLEGAL'
+gk_expect_line sblat3_error_exits "SGEMM  PASSED THE TESTS OF ERROR-EXITS" "$out" "$ctx" || status=1
+gk_expect_line sblat3_computational "SGEMM  PASSED THE COMPUTATIONAL TESTS" "$out" "$ctx" || status=1
+gk_expect_bound sblat3_bound_to_gemmkit xblat3s sgemm_ xerbla_ "$tmp" stderr || status=1
 exit $status
