@@ -67,7 +67,8 @@ LIB_CU :=
 endif
 CLI_C := $(wildcard tools/*.c bench/cpu/*.c)
 CLI_CU := $(if $(filter 1,$(HAVE_CUDA)),$(wildcard bench/gpu/*.cu))
-TEST_COMMON := $(wildcard tests/common/*.c)
+# tests share the CLI's float64 element reference (tools/refcheck.c)
+TEST_COMMON := $(wildcard tests/common/*.c) tools/refcheck.c
 TEST_C := $(wildcard tests/*/test_*.c)
 TEST_CU := $(if $(filter 1,$(HAVE_CUDA)),$(wildcard tests/*/test_*.cu))
 TEST_SCRIPTS := $(sort $(wildcard tests/*/test_*.sh tests/*/test_*.py))

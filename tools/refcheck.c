@@ -27,24 +27,33 @@ int64_t rc_extent(gk_layout layout, int64_t rows, int64_t cols, int64_t ld) {
     return layout == GK_ROW_MAJOR ? (rows - 1) * ld + cols : (cols - 1) * ld + rows;
 }
 
+void rc_ref_element(gk_layout layout, int ta, int tb, int64_t i, int64_t j, int64_t k, float alpha,
+                    const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
+                    const float *c0, int64_t ldc, double *want, double *scale) {
+    const int row = layout == GK_ROW_MAJOR;
+    double sum = 0.0, abs_sum = 0.0;
+    if (alpha != 0.0f)
+        for (int64_t p = 0; p < k; p++) {
+            double prod = (ta ? at(a, lda, row, p, i) : at(a, lda, row, i, p)) *
+                          (tb ? at(b, ldb, row, j, p) : at(b, ldb, row, p, j));
+            sum += prod;
+            abs_sum += fabs(prod);
+        }
+    *want = (double)alpha * sum, *scale = fabs((double)alpha) * abs_sum;
+    if (beta != 0.0f) {
+        double old = at(c0, ldc, row, i, j);
+        *want += (double)beta * old;
+        *scale += fabs((double)beta * old);
+    }
+}
+
 static void check_one(gk_layout layout, int ta, int tb, int64_t i, int64_t j, int64_t k,
                       float alpha, const float *a, int64_t lda, const float *b, int64_t ldb,
                       float beta, const float *c0, const float *c, int64_t ldc, double unit,
                       rc_result *out) {
     const int row = layout == GK_ROW_MAJOR;
-    double sum = 0.0, abs_sum = 0.0;
-    for (int64_t p = 0; p < k; p++) {
-        double x = ta ? at(a, lda, row, p, i) : at(a, lda, row, i, p);
-        double y = tb ? at(b, ldb, row, j, p) : at(b, ldb, row, p, j);
-        sum += x * y;
-        abs_sum += fabs(x * y);
-    }
-    double want = (double)alpha * sum, scale = fabs((double)alpha) * abs_sum;
-    if (beta != 0.0f) {
-        double old = at(c0, ldc, row, i, j);
-        want += (double)beta * old;
-        scale += fabs((double)beta * old);
-    }
+    double want, scale;
+    rc_ref_element(layout, ta, tb, i, j, k, alpha, a, lda, b, ldb, beta, c0, ldc, &want, &scale);
     double got = at(c, ldc, row, i, j);
     double err = fabs(got - want);
     double ratio = isnan(err) ? INFINITY : err / (unit * scale + FLT_MIN);

@@ -1,7 +1,8 @@
 /*
- * refcheck.h — float64 spot check of an SGEMM result for the CLI (`gemmkit run`, `gemmkit bench`).
- * The test suite has its own full reference (tests/common/ref.c); this one checks a random sample
- * of elements so multi-GFLOP shapes verify in milliseconds, with the same accuracy rule:
+ * refcheck.h — float64 spot check of an SGEMM result for the CLI (`gemmkit run`, `gemmkit bench`),
+ * and the float64 element reference it shares with the test suite (tests/common/ref.c builds its
+ * full reference from rc_ref_element). The CLI checks a random sample of elements so multi-GFLOP
+ * shapes verify in milliseconds, with the tests' accuracy rule:
  *   |C_ij - R_ij| <= ((K + 2) * FLT_EPSILON + 2 * u_in) * S_ij + FLT_MIN,
  *   S_ij = |alpha| * sum_k |op(A)_ik op(B)_kj| + |beta C0_ij|.
  */
@@ -35,5 +36,12 @@ void rc_check(gk_layout layout, gk_trans ta, gk_trans tb, int64_t m, int64_t n, 
 
 /* Elements a stored rows x cols matrix with leading dimension ld occupies in `layout`. */
 int64_t rc_extent(gk_layout layout, int64_t rows, int64_t cols, int64_t ld);
+
+/* Element (i, j) of alpha op(A) op(B) + beta C0 in float64 (*want) and its scale S_ij of the rule
+ * above (*scale), for matrices stored in `layout`; ta/tb: 1 if transposed. A and B are not read
+ * when alpha == 0, nor C0 when beta == 0 (BLAS semantics: NaN there must not matter). */
+void rc_ref_element(gk_layout layout, int ta, int tb, int64_t i, int64_t j, int64_t k, float alpha,
+                    const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
+                    const float *c0, int64_t ldc, double *want, double *scale);
 
 #endif

@@ -3,6 +3,8 @@
  */
 #include "ref.h"
 
+#include "../../tools/refcheck.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,32 +16,15 @@ void t_fill_random(float *x, int64_t count, t_rng *r) {
         x[i] = t_rng_float(r);
 }
 
-/* Element (i, j) of op(X) for a matrix stored in `layout` with leading dimension ld. */
-static double at(gk_layout layout, gk_trans t, const float *x, int64_t ld, int64_t i, int64_t j) {
-    if (t != GK_NO_TRANS) {
-        int64_t tmp = i;
-        i = j, j = tmp;
-    }
-    return layout == GK_COL_MAJOR ? x[i + j * ld] : x[i * ld + j];
-}
-
+/* The element reference is the CLI's (tools/refcheck.c), so tests and `gemmkit run` apply the
+ * same float64 sum and the same scale. */
 void t_ref_sgemm(gk_layout layout, gk_trans ta, gk_trans tb, int64_t m, int64_t n, int64_t k,
                  float alpha, const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
                  const float *c0, int64_t ldc, double *r, double *s) {
     for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < m; i++) {
-            double acc = 0.0, mag = 0.0;
-            if (alpha != 0.0f)
-                for (int64_t p = 0; p < k; p++) {
-                    double prod = at(layout, ta, a, lda, i, p) * at(layout, tb, b, ldb, p, j);
-                    acc += prod;
-                    mag += fabs(prod);
-                }
-            double cv = 0.0;
-            if (beta != 0.0f) cv = layout == GK_COL_MAJOR ? c0[i + j * ldc] : c0[i * ldc + j];
-            r[i + j * m] = (double)alpha * acc + (double)beta * cv;
-            s[i + j * m] = fabs((double)alpha) * mag + fabs((double)beta * cv);
-        }
+        for (int64_t i = 0; i < m; i++)
+            rc_ref_element(layout, ta != GK_NO_TRANS, tb != GK_NO_TRANS, i, j, k, alpha, a, lda, b,
+                           ldb, beta, c0, ldc, &r[i + j * m], &s[i + j * m]);
 }
 
 int64_t t_compare(gk_layout layout, int64_t m, int64_t n, const float *c, int64_t ldc,
