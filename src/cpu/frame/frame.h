@@ -43,4 +43,15 @@ void gk_small_gemm_avx2(const gk_gemm_args *g);
 void gk_small_gemm_avx512(const gk_gemm_args *g);
 #endif
 
+/* Block packing compiled per ISA (pack_body.h, which documents the layout); the registry pairs
+ * each micro-kernel with the build its CPU can run. */
+void gk_pack_generic(float *dst, int w, int64_t lanes, int64_t kb, const float *src, int64_t ls,
+                     int64_t ps, int64_t npan);
+#if defined(__x86_64__)
+void gk_pack_avx2(float *dst, int w, int64_t lanes, int64_t kb, const float *src, int64_t ls,
+                  int64_t ps, int64_t npan);
+void gk_pack_avx512(float *dst, int w, int64_t lanes, int64_t kb, const float *src, int64_t ls,
+                    int64_t ps, int64_t npan);
+#endif
+
 #endif

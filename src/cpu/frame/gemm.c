@@ -2,9 +2,10 @@
  * gemm.c — the packed GEMM loop nest (Goto/BLIS): jc over nc columns of C, pc over kc of the
  * shared dimension, ic over row blocks, then jr over NR and ir over MR around the micro-kernel.
  *
- * Packing copies op(A) and op(B) into micro-panels in the exact order the kernel reads them, with
- * zero padding past the edges, so transpositions cost the same as the plain case (only the pack
- * loops differ) and the kernel needs no edge logic in its inner loop.
+ * Packing (pack_body.h, built per ISA and reached through the kernel's registry entry) copies
+ * op(A) and op(B) into micro-panels in the exact order the kernel reads them, with zero padding
+ * past the edges, so transpositions cost the same as the plain case (only the pack loops differ)
+ * and the kernel needs no edge logic in its inner loop.
  *
  * Threading (one OpenMP team per call): C is split over a tm x tn grid of threads, chosen for
  * balanced tiles and square per-thread blocks, and each thread runs the whole loop nest on its
@@ -15,9 +16,6 @@
 #include "cpu/frame/frame.h"
 
 #include <omp.h>
-#if defined(__SSE__)
-#include <xmmintrin.h>
-#endif
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,95 +36,22 @@ static int64_t min64(int64_t a, int64_t b) {
     return a < b ? a : b;
 }
 
-/* One micro-panel of w lanes (MR rows of A or NR columns of B) by kb: dst[p * w + l] = element
- * (lane l, step p) = src[l * ls + p * ps] for the first `valid` lanes, zero for the rest. */
-static void pack_panel(float *restrict dst, int w, int valid, int64_t kb, const float *src,
-                       int64_t ls, int64_t ps) {
-    if (ls == 1) {
-        /* lanes contiguous: each step is one short contiguous copy */
-        for (int64_t p = 0; p < kb; p++, src += ps, dst += w) {
-            for (int l = 0; l < valid; l++)
-                dst[l] = src[l];
-            for (int l = valid; l < w; l++)
-                dst[l] = 0.0f;
-        }
-        return;
-    }
-    /* steps contiguous (ps == 1): a transpose, done in blocks of 8 steps so the 8 * w floats
-     * written and the 8 floats read per lane stay in the same few cache lines */
-    int64_t p0 = 0;
-    for (; p0 + 8 <= kb; p0 += 8) {
-        float *d = dst + p0 * w;
-        int l = 0;
-#if defined(__SSE__)
-        /* 4 lanes x 4 steps per in-register transpose: 8 vector loads and stores instead of
-         * 32 scalar ones, since the scalar stores were the pack's limit */
-        for (; l + 4 <= valid; l += 4)
-            for (int t = 0; t < 8; t += 4) {
-                const float *sl = src + l * ls + p0 + t;
-                __m128 r0 = _mm_loadu_ps(sl), r1 = _mm_loadu_ps(sl + ls);
-                __m128 r2 = _mm_loadu_ps(sl + 2 * ls), r3 = _mm_loadu_ps(sl + 3 * ls);
-                _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-                _mm_storeu_ps(d + t * w + l, r0);
-                _mm_storeu_ps(d + (t + 1) * w + l, r1);
-                _mm_storeu_ps(d + (t + 2) * w + l, r2);
-                _mm_storeu_ps(d + (t + 3) * w + l, r3);
-            }
-#endif
-        for (; l < valid; l++) {
-            const float *sl = src + l * ls + p0;
-            for (int t = 0; t < 8; t++)
-                d[t * w + l] = sl[t];
-        }
-        for (l = valid; l < w; l++)
-            for (int t = 0; t < 8; t++)
-                d[t * w + l] = 0.0f;
-    }
-    for (; p0 < kb; p0++) {
-        for (int l = 0; l < valid; l++)
-            dst[p0 * w + l] = src[l * ls + p0];
-        for (int l = valid; l < w; l++)
-            dst[p0 * w + l] = 0.0f;
-    }
-}
-
-/* The npan panels of a packed block: panel q holds lanes q*w .. q*w + w of `lanes` (the rest
- * zero) over kb steps, at dst + q*w*kb; lane l, step p is src[l * ls + p * ps]. When the lanes are
- * contiguous (ls == 1) a whole step of the block is one long contiguous read, so the block is
- * walked in slabs of 16 steps across all its panels: 16 sequential streams the prefetcher follows
- * and 16 * w floats written per panel. Panel by panel, each panel would read one short piece of
- * kb different lines a stride apart (4096x64x4096: 40 -> 60 GFLOPS on Zen 3, 1 thread). */
-static void pack_block(float *dst, int w, int64_t lanes, int64_t kb, const float *src, int64_t ls,
-                       int64_t ps, int64_t npan) {
-    if (ls == 1) {
-        for (int64_t p0 = 0; p0 < kb; p0 += 16) {
-            const int64_t pk = min64(16, kb - p0);
-            for (int64_t q = 0; q < npan; q++)
-                pack_panel(dst + q * w * kb + p0 * w, w, (int)min64(w, lanes - q * w), pk,
-                           src + q * w + p0 * ps, 1, ps);
-        }
-        return;
-    }
-    for (int64_t q = 0; q < npan; q++)
-        pack_panel(dst + q * w * kb, w, (int)min64(w, lanes - q * w), kb, src + q * w * ls, ls, ps);
-}
-
 /* The packed A block whose top-left element is op(A)(ic, pc): mb x kb values,
  * panel q holds rows ic + q*mr .. + mr, stored pa[q*mr*kb + p*mr + i]. Plain A is stored m x k
  * (rows contiguous in a column), transposed A k x m. */
-static void pack_a(const gk_gemm_args *g, int mr, int64_t ic, int64_t pc, int64_t mb, int64_t kb,
-                   float *pa) {
+static void pack_a(const gk_gemm_args *g, const gk_ukr_desc *u, int64_t ic, int64_t pc, int64_t mb,
+                   int64_t kb, float *pa) {
     const int64_t ls = g->transa ? g->lda : 1, ps = g->transa ? 1 : g->lda;
-    pack_block(pa, mr, mb, kb, g->a + ic * ls + pc * ps, ls, ps, ceil_div(mb, mr));
+    u->pack(pa, u->mr, mb, kb, g->a + ic * ls + pc * ps, ls, ps, ceil_div(mb, u->mr));
 }
 
 /* The packed B block whose top-left element is op(B)(pc, jc): kb x nb values,
  * panel q holds columns jc + q*nr .. + nr, stored pb[q*nr*kb + p*nr + j]. Plain B is stored
  * k x n, transposed B n x k (columns of op(B) contiguous in a stored column). */
-static void pack_b(const gk_gemm_args *g, int nr, int64_t pc, int64_t jc, int64_t nb, int64_t kb,
-                   float *pb) {
+static void pack_b(const gk_gemm_args *g, const gk_ukr_desc *u, int64_t pc, int64_t jc, int64_t nb,
+                   int64_t kb, float *pb) {
     const int64_t ls = g->transb ? 1 : g->ldb, ps = g->transb ? g->ldb : 1;
-    pack_block(pb, nr, nb, kb, g->b + jc * ls + pc * ps, ls, ps, ceil_div(nb, nr));
+    u->pack(pb, u->nr, nb, kb, g->b + jc * ls + pc * ps, ls, ps, ceil_div(nb, u->nr));
 }
 
 /* Relative cost of one packed row or column of a thread's block against one multiply-add of its
@@ -169,10 +94,10 @@ static void gemm_thread(const gemm_ctx *x, int tid, int nth) {
         for (int64_t pc = 0; pc < g->k; pc += x->kc) {
             const int64_t kb = min64(x->kc, g->k - pc);
             const float beta = pc == 0 ? g->beta : 1.0f; /* later blocks accumulate */
-            pack_b(g, nr, pc, jc, nb, kb, pb);
+            pack_b(g, x->u, pc, jc, nb, kb, pb);
             for (int64_t ic = m0; ic < m1; ic += x->mc) {
                 const int64_t mb = min64(x->mc, m1 - ic), npa = ceil_div(mb, mr);
-                pack_a(g, mr, ic, pc, mb, kb, pa);
+                pack_a(g, x->u, ic, pc, mb, kb, pa);
                 for (int64_t jr = 0; jr < npb; jr++) {
                     const int nv = (int)min64(nr, nb - jr * nr);
                     float *cc = g->c + ic + (jc + jr * nr) * g->ldc;

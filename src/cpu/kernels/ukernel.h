@@ -40,6 +40,9 @@ typedef struct gk_ukr_desc {
     gk_ukr_fn fn;
     int (*usable)(void); /* cpuid predicate: 1 when this CPU and OS can run it */
     void (*small)(const struct gk_gemm_args *g); /* unpacked small path for the same ISA */
+    /* block packing for the same ISA (frame/pack_body.h) */
+    void (*pack)(float *dst, int w, int64_t lanes, int64_t kb, const float *src, int64_t ls,
+                 int64_t ps, int64_t npan);
 } gk_ukr_desc;
 
 /* The registry, best first: the dispatcher takes the first usable entry; gk_cpu_get_info and
