@@ -10,9 +10,11 @@
 #include "cpu/config/cpu.h"
 #include "cpu/kernels/ukernel.h"
 
-/* Each thread of a call should get about this many multiply-adds (~30 us at one core's AVX2
- * peak): starting the team, its barriers and shared packing cost several microseconds. */
-#define GK_MIN_MNK_PER_THREAD 1048576.0
+/* Each thread of a call should get about this many multiply-adds (~7 us at 75 GFLOPS): waking
+ * the team and packing each thread's operands cost a few microseconds. Measured on Zen 3 at 2
+ * threads against 2^20 (which ran these on 1 thread): 96^3 1.15x, 64x64x256 1.36x faster; 64^3
+ * (2^18, still 1 thread) ran 0.79x when split over 2 at 2^17. */
+#define GK_MIN_MNK_PER_THREAD 262144.0
 
 /* [lo, hi) of `count` items for part `id` of `parts`, as even as possible. */
 static inline void gk_split(int64_t count, int parts, int id, int64_t *lo, int64_t *hi) {
