@@ -124,12 +124,75 @@ static void strided(void) {
             if (check_one(cur, 37, shapes[s][0], shapes[s][1], 0.75f, betas[bi], 1, &rng)) return;
 }
 
+/* The B-columns variant (when the kernel has one) on every m_valid, the kc set and betas of
+ * `edges`: B is NR columns of a column-major matrix with padded leading dimension, allocated to
+ * its exact extent, and C a column-major tile in a sentinel frame; compared with the oracle on
+ * the same B packed. */
+static void bcols_edges(void) {
+    if (!cur->bcols) T_SKIP("%s has no B-columns variant", cur->name);
+    if (!cur->usable()) T_SKIP("%s: this CPU/OS cannot run %s", cur->name, cur->arch);
+    const int mr = cur->mr, nr = cur->nr;
+    const int64_t kcb = gk_cpu_blocking(gk_cpu_features_get(), mr, nr).kc;
+    const int64_t kcs[] = {1, 2, 5, kcb - 1, kcb, kcb + 1};
+    const float betas[] = {0.0f, 1.0f, -1.0f, 0.5f};
+    t_rng rng = {777};
+    for (size_t ki = 0; ki < sizeof kcs / sizeof kcs[0]; ki++) {
+        const int64_t kc = kcs[ki], ldb = kc + 3;
+        const int fr = mr + 4, fc = nr + 4;
+        float *pa = malloc(sizeof(float) * (size_t)(mr * kc));
+        float *b = malloc(sizeof(float) * (size_t)(ldb * (nr - 1) + kc));
+        float *pb = malloc(sizeof(float) * (size_t)(nr * kc));
+        float *frame = malloc(sizeof(float) * (size_t)(fr * fc));
+        float *oracle = malloc(sizeof(float) * (size_t)(fr * fc));
+        T_REQUIRE(pa && b && pb && frame && oracle, "out of memory");
+        t_fill_random(pa, mr * kc, &rng);
+        t_fill_random(b, ldb * (nr - 1) + kc, &rng);
+        for (int64_t p = 0; p < kc; p++)
+            for (int j = 0; j < nr; j++)
+                pb[p * nr + j] = b[p + j * ldb];
+        int failed = 0;
+        for (int mv = 1; mv <= mr && !failed; mv++)
+            for (size_t bi = 0; bi < sizeof betas / sizeof betas[0] && !failed; bi++) {
+                const float alpha = mv % 2 ? 1.0f : -1.5f, beta = betas[bi];
+                for (int i = 0; i < fr * fc; i++)
+                    frame[i] = SENTINEL;
+                for (int j = 0; j < nr; j++)
+                    for (int i = 0; i < mv; i++)
+                        frame[(2 + i) + (2 + j) * fr] = beta == 0.0f ? NAN : t_rng_float(&rng);
+                memcpy(oracle, frame, sizeof(float) * (size_t)(fr * fc));
+                cur->bcols(kc, pa, b, ldb, frame + 2 + 2 * fr, fr, alpha, beta, mv);
+                gk_ukr_ref(mr, nr, kc, pa, pb, oracle + 2 + 2 * fr, 1, fr, alpha, beta, mv, nr);
+                /* inputs in [-1, 1), |alpha| <= 1.5: |C| terms sum to at most 1.5 kc + 1; both
+                 * results round, hence twice the K-scaled bound */
+                const double bound = 2.0 * (double)(kc + 2) * FLT_EPSILON * (1.5 * kc + 1.0);
+                for (int j = 0; j < fc && !failed; j++)
+                    for (int i = 0; i < fr && !failed; i++) {
+                        const float got = frame[i + j * fr], want = oracle[i + j * fr];
+                        const int inside = i >= 2 && i < 2 + mv && j >= 2 && j < 2 + nr;
+                        const int ok = inside ? fabs((double)got - (double)want) <= bound
+                                              : memcmp(&got, &SENTINEL, sizeof got) == 0;
+                        if (!ok) {
+                            T_CHECK(
+                                0, "%s bcols kc=%lld mv=%d beta=%g: frame(%d,%d) = %.9g, want %.9g",
+                                cur->name, (long long)kc, mv, beta, i, j, got,
+                                inside ? want : SENTINEL);
+                            failed = 1;
+                        }
+                    }
+            }
+        free(pa), free(b), free(pb), free(frame), free(oracle);
+        if (failed) return;
+    }
+}
+
 /* The kernel inside the packed loop nest with tiny blocks (mc = 2 MR, kc = 16, nc = 4 NR), so
  * every loop runs many blocks with partial edges, on 1-3 threads and all transpositions: row
  * slices of packed A, shared packed B and the barriers between them must not race. */
 static void frame_small_blocks(void) {
     if (!cur->usable()) T_SKIP("%s: this CPU/OS cannot run %s", cur->name, cur->arch);
-    const int64_t shapes[][3] = {{300, 200, 100}, {97, 700, 50}, {700, 37, 150}, {33, 13, 5}};
+    /* 29 x 50 fits one row block, so plain B takes the B-columns variant where there is one */
+    const int64_t shapes[][3] = {
+        {300, 200, 100}, {97, 700, 50}, {700, 37, 150}, {33, 13, 5}, {29, 50, 40}};
     t_rng rng = {4242};
     const gk_blocking blk = {2 * cur->mr, 16, 4 * cur->nr};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
@@ -193,6 +256,8 @@ int main(void) {
         t_run(name, edges);
         snprintf(name, sizeof name, "ukr_%s_row_strided_c", cur->name);
         t_run(name, strided);
+        snprintf(name, sizeof name, "ukr_%s_bcols_edges", cur->name);
+        t_run(name, bcols_edges);
         snprintf(name, sizeof name, "frame_%s_small_blocks", cur->name);
         t_run(name, frame_small_blocks);
     }

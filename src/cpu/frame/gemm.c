@@ -25,6 +25,7 @@ typedef struct gemm_ctx {
     const gk_ukr_desc *u;
     int64_t mc, kc, nc; /* effective blocking for this call, per thread */
     int tm, tn;         /* thread grid for the team size `threads` */
+    int bcols;          /* full B panels read in place by the kernel's bcols variant */
     int threads;
     float *pa, *pb;
 } gemm_ctx;
@@ -94,17 +95,29 @@ static void gemm_thread(const gemm_ctx *x, int tid, int nth) {
         for (int64_t pc = 0; pc < g->k; pc += x->kc) {
             const int64_t kb = min64(x->kc, g->k - pc);
             const float beta = pc == 0 ? g->beta : 1.0f; /* later blocks accumulate */
-            pack_b(g, x->u, pc, jc, nb, kb, pb);
+            if (!x->bcols) pack_b(g, x->u, pc, jc, nb, kb, pb);
             for (int64_t ic = m0; ic < m1; ic += x->mc) {
                 const int64_t mb = min64(x->mc, m1 - ic), npa = ceil_div(mb, mr);
                 pack_a(g, x->u, ic, pc, mb, kb, pa);
                 for (int64_t jr = 0; jr < npb; jr++) {
                     const int nv = (int)min64(nr, nb - jr * nr);
                     float *cc = g->c + ic + (jc + jr * nr) * g->ldc;
+                    if (x->bcols && nv == nr) {
+                        const float *bj = g->b + pc + (jc + jr * nr) * g->ldb;
+                        for (int64_t ir = 0; ir < npa; ir++)
+                            x->u->bcols(kb, pa + ir * mr * kb, bj, g->ldb, cc + ir * mr, g->ldc,
+                                        g->alpha, beta, (int)min64(mr, mb - ir * mr));
+                        continue;
+                    }
+                    const float *pbj = pb + jr * nr * kb;
+                    if (x->bcols) { /* the last, partial panel is packed, zero-padded */
+                        pack_b(g, x->u, pc, jc + jr * nr, nv, kb, pb);
+                        pbj = pb;
+                    }
                     for (int64_t ir = 0; ir < npa; ir++) {
                         const int mv = (int)min64(mr, mb - ir * mr);
-                        x->u->fn(kb, pa + ir * mr * kb, pb + jr * nr * kb, cc + ir * mr, 1, g->ldc,
-                                 g->alpha, beta, mv, nv);
+                        x->u->fn(kb, pa + ir * mr * kb, pbj, cc + ir * mr, 1, g->ldc, g->alpha,
+                                 beta, mv, nv);
                     }
                 }
             }
@@ -183,6 +196,11 @@ gk_status gk_frame_gemm(const gk_gemm_args *g, const gk_ukr_desc *u, gk_blocking
      * about the same bytes then stays in L2 from its packing to its last use, instead of making
      * a round trip through L3 (64x4096x4096, 1 thread on Zen 3: ~50 -> ~58 GFLOPS). */
     if (2 * rows <= x.mc) x.nc = min64(x.nc, x.mc / nr * nr);
+    /* Plain B is read in place when a thread's rows fit one row block: each B panel then serves
+     * only that block's A panels, too few to repay its transposing pack (Zen 3, 1 thread:
+     * 32x4096x4096 1.27x, 64x4096x4096 1.08x, 64^3 1.07x, 128^3 1.04x). With several row blocks
+     * the packed panels win (1024^3 0.93x in place). */
+    x.bcols = u->bcols && !g->transb && rows <= x.mc;
     x.mc = min64(x.mc, rows);
     x.nc = min64(x.nc, ceil_div(nt, x.tn) * nr);
 

@@ -25,12 +25,32 @@ static int usable_avx512(void) {
 
 const gk_ukr_desc gk_ukr_table[] = {
 #if defined(__x86_64__)
-    {"avx512_32x12", "avx512", 32, 12, gk_ukr_avx512_32x12, usable_avx512, gk_small_gemm_avx512,
-     gk_pack_avx512},
-    {"avx2_16x6", "avx2", 16, 6, gk_ukr_avx2_16x6, usable_avx2, gk_small_gemm_avx2, gk_pack_avx2},
+    {.name = "avx512_32x12",
+     .arch = "avx512",
+     .mr = 32,
+     .nr = 12,
+     .fn = gk_ukr_avx512_32x12,
+     .usable = usable_avx512,
+     .small = gk_small_gemm_avx512,
+     .pack = gk_pack_avx512},
+    {.name = "avx2_16x6",
+     .arch = "avx2",
+     .mr = 16,
+     .nr = 6,
+     .fn = gk_ukr_avx2_16x6,
+     .bcols = gk_ukr_avx2_16x6_bcols,
+     .usable = usable_avx2,
+     .small = gk_small_gemm_avx2,
+     .pack = gk_pack_avx2},
 #endif
-    {"generic_8x4", "generic", 8, 4, gk_ukr_generic_8x4, always, gk_small_gemm_generic,
-     gk_pack_generic},
+    {.name = "generic_8x4",
+     .arch = "generic",
+     .mr = 8,
+     .nr = 4,
+     .fn = gk_ukr_generic_8x4,
+     .usable = always,
+     .small = gk_small_gemm_generic,
+     .pack = gk_pack_generic},
 };
 const int gk_ukr_count = (int)(sizeof gk_ukr_table / sizeof gk_ukr_table[0]);
 _Static_assert(sizeof gk_ukr_table / sizeof gk_ukr_table[0] <= GK_UKR_MAX_KERNELS,

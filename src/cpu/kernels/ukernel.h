@@ -16,6 +16,11 @@
  * Full tiles with rs_c == 1 write straight to C; every other case computes the tile in
  * registers, spills it to a local buffer and merges the valid part (gk_ukr_merge), so edge tiles
  * cost one extra copy and never touch memory outside the valid part.
+ *
+ * A kernel may also offer a B-columns variant (gk_ukr_bcols_fn, optional): the same tile with B
+ * read in place from NR whole columns of a column-major matrix, B(p, j) = b[p + j * ldb], instead
+ * of a packed panel, and C column-major (rs_c = 1, cs_c = ldc) with all NR columns valid. The
+ * frame uses it to skip packing B, a transpose, where each B panel serves few A panels.
  */
 #ifndef GK_CPU_KERNELS_UKERNEL_H
 #define GK_CPU_KERNELS_UKERNEL_H
@@ -24,6 +29,9 @@
 
 typedef void (*gk_ukr_fn)(int64_t kc, const float *pa, const float *pb, float *c, int64_t rs_c,
                           int64_t cs_c, float alpha, float beta, int m_valid, int n_valid);
+
+typedef void (*gk_ukr_bcols_fn)(int64_t kc, const float *pa, const float *b, int64_t ldb, float *c,
+                                int64_t ldc, float alpha, float beta, int m_valid);
 
 /* Most entries the registry may hold (per-kernel tables elsewhere are sized by it). */
 #define GK_UKR_MAX_KERNELS 8
@@ -40,6 +48,7 @@ typedef struct gk_ukr_desc {
     gk_ukr_fn fn;
     int (*usable)(void); /* cpuid predicate: 1 when this CPU and OS can run it */
     void (*small)(const struct gk_gemm_args *g); /* unpacked small path for the same ISA */
+    gk_ukr_bcols_fn bcols;                       /* B-columns variant, or NULL */
     /* block packing for the same ISA (frame/pack_body.h) */
     void (*pack)(float *dst, int w, int64_t lanes, int64_t kb, const float *src, int64_t ls,
                  int64_t ps, int64_t npan);
