@@ -190,9 +190,10 @@ static void bcols_edges(void) {
  * slices of packed A, shared packed B and the barriers between them must not race. */
 static void frame_small_blocks(void) {
     if (!cur->usable()) T_SKIP("%s: this CPU/OS cannot run %s", cur->name, cur->arch);
-    /* 29 x 50 fits one row block, so plain B takes the B-columns variant where there is one */
-    const int64_t shapes[][3] = {
-        {300, 200, 100}, {97, 700, 50}, {700, 37, 150}, {33, 13, 5}, {29, 50, 40}};
+    /* 29 x 50 fits one row block, so plain B takes the B-columns variant where there is one;
+     * 200 x 20 has many row blocks and fewer columns than one, so plain A streams by panel */
+    const int64_t shapes[][3] = {{300, 200, 100}, {97, 700, 50}, {700, 37, 150},
+                                 {33, 13, 5},     {29, 50, 40},  {200, 20, 70}};
     t_rng rng = {4242};
     const gk_blocking blk = {2 * cur->mr, 16, 4 * cur->nr};
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
