@@ -15,6 +15,7 @@ struct gk_kernel_entry {
     double input_rounding; /* 0 for FP32 products, 2^-11 for TF32 */
     int tensor_cores;
     gk_launch_fn launch;
+    gk_scratch_fn scratch; /* NULL: the kernel needs no scratch memory */
 };
 
 /* Entries in ladder order; *count receives their number. */

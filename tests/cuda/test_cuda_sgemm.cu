@@ -407,6 +407,56 @@ static void streams_and_device(void) {
     cudaStreamDestroy(s1), cudaStreamDestroy(s2);
 }
 
+/* Id of the registry kernel called `name`, -1 if there is none. */
+static int kernel_named(const char *name) {
+    gk_cuda_kernel_info info;
+    for (int id = 0; id < gk_cuda_kernel_count(); id++)
+        if (gk_cuda_kernel_info_get(id, &info) == GK_SUCCESS && !strcmp(info.name, name)) return id;
+    return -1;
+}
+
+/* Step 15's stream-K schedule on problems where it splits tiles along K (on H100 the autotune
+ * table gives them 128x256 tiles, one block per SM): 3100 x 3100 x 500 has 325 tiles, so whole-tile
+ * blocks run the first two waves and the 61 tiles of the last, partial wave are shared by all
+ * SMs; 1100 x 2000 x 601 has 72 tiles, every one shared; 1030 x 1030 x 401 (also the --small case,
+ * for compute-sanitizer) has 45. K is not a multiple of the k-tile and edge tiles are partial.
+ * Each problem runs twice with beta = 0 on NaN-filled C: both results must pass the reference
+ * check and be bitwise equal (the tile counters reset themselves and partial sums are added in a
+ * fixed order). */
+static void stream_k_schedule(void) {
+    NEED_DEVICE();
+    const int id = kernel_named("15_stream_k");
+    if (id < 0) T_SKIP("this build's registry has no 15_stream_k");
+    gk_cuda_kernel_info info;
+    gk_cuda_kernel_info_get(id, &info);
+    if (info.min_sm > g_sm) T_SKIP("needs sm_%d, device is sm_%d", info.min_sm, g_sm);
+    static const int64_t shapes[][3] = {{3100, 3100, 500}, {1100, 2000, 601}, {1030, 1030, 401}};
+    char msg[400];
+    for (int i = g_small ? 2 : 0; i < 3; i++) {
+        t_gemm_case cs = simple_case(i == 1 ? GK_COL_MAJOR : GK_ROW_MAJOR, GK_NO_TRANS,
+                                     i == 1 ? GK_TRANS : GK_NO_TRANS, shapes[i][0], shapes[i][1],
+                                     shapes[i][2], 0.75f, 0.0f);
+        t_rng r = {0x5eedull + (uint64_t)i};
+        t_gemm_data d;
+        T_REQUIRE(!t_gemm_data_init(&d, &cs, &r), "out of host memory");
+        const size_t bytes = (size_t)d.c_len * sizeof(float);
+        float *first = (float *)malloc(bytes);
+        T_REQUIRE(first != NULL, "out of host memory");
+        int ok = !run_on_device(g_ctx, id, &d, 0.0, 0, msg, sizeof msg);
+        T_CHECK(ok, "%lldx%lldx%lld run 1: %s", (long long)cs.m, (long long)cs.n, (long long)cs.k,
+                msg);
+        memcpy(first, d.c_buf, bytes);
+        t_gemm_data_reset_c(&d);
+        ok = !run_on_device(g_ctx, id, &d, 0.0, 0, msg, sizeof msg);
+        T_CHECK(ok, "%lldx%lldx%lld run 2: %s", (long long)cs.m, (long long)cs.n, (long long)cs.k,
+                msg);
+        T_CHECK(memcmp(first, d.c_buf, bytes) == 0, "%lldx%lldx%lld: two runs differ bitwise",
+                (long long)cs.m, (long long)cs.n, (long long)cs.k);
+        free(first);
+        t_gemm_data_free(&d);
+    }
+}
+
 /* Without a device the backend must say so rather than crash; with one, nothing to test here. */
 static void no_device_reports(void) {
     if (g_have_device) T_SKIP("a CUDA device is present");
@@ -444,6 +494,7 @@ int main(int argc, char **argv) {
     T_RUN(scale_only_paths);
     T_RUN(bad_arguments);
     T_RUN(streams_and_device);
+    T_RUN(stream_k_schedule);
     const int n = gk_cuda_kernel_count() < MAX_KERNELS ? gk_cuda_kernel_count() : MAX_KERNELS;
     for (g_current = 0; g_current < n; g_current++) {
         gk_cuda_kernel_info info;

@@ -20,7 +20,8 @@ struct gk_cuda_ctx {
     int sm;          /* compute capability * 10 */
     int sm_count;    /* multiprocessors */
     int async_alloc; /* device supports stream-ordered allocation (cudaMallocAsync) */
-    float *work;     /* transposed copies of A and/or B; grown on demand, never shrunk */
+    float *work;     /* kernel scratch, then transposed copies of A and/or B; grown on demand,
+                      * never shrunk; its first GK_SCRATCH_FLAG_BYTES are kept zero */
     size_t work_bytes;
 };
 

@@ -8,7 +8,8 @@
  * A is op(B)^T (n x k) and its B is op(A)^T (k x m). A non-transposed column-major operand read
  * as row-major already is that transpose (no copy); a transposed one is copied into the
  * context's workspace by gk_cuda_transpose, with rows padded to 128 bytes so kernels can use
- * aligned vector loads on it.
+ * aligned vector loads on it. Kernels that declare scratch memory (step 15's stream-K slots) get
+ * it from the front of the same workspace.
  *
  * Everything is asynchronous on the context's stream: the call returns after queueing the work,
  * and errors raised while the kernel runs surface at the caller's next synchronisation.
@@ -52,33 +53,45 @@ static gk_status run(gk_cuda_ctx *ctx, int kernel_id, const char *who, gk_layout
     p.m = g.n, p.n = g.m, p.k = g.k;
     p.alpha = g.alpha, p.beta = g.beta;
     p.c = g.c, p.ldc = g.ldc;
+    p.a = p.b = nullptr, p.lda = p.ldb = 0;
+    /* Workspace layout: the kernel's scratch (ladder.cuh) first, then the transposed operands.
+     * The scratch's leading counters must stay zero between calls, so the transposes start past
+     * them even when this kernel needs no scratch. */
+    const size_t scratch = entry->scratch ? entry->scratch(p, ctx->sm, ctx->sm_count) : 0;
+    const size_t reserved = scratch > GK_SCRATCH_FLAG_BYTES ? scratch : GK_SCRATCH_FLAG_BYTES;
+    const int64_t scratch_elems = round_up((int64_t)(reserved / sizeof(float)), 64);
     const int64_t lda_ws = round_up(g.k, WS_ROW_ALIGN); /* kernel A = op(B)^T, n x k */
     const int64_t ldb_ws = round_up(g.m, WS_ROW_ALIGN); /* kernel B = op(A)^T, k x m */
     const int64_t a_elems = g.transb ? round_up(g.n * lda_ws, WS_ROW_ALIGN) : 0;
     const int64_t b_elems = g.transa ? g.k * ldb_ws : 0;
-    if (a_elems + b_elems > 0) {
-        if ((uint64_t)(a_elems + b_elems) > SIZE_MAX / sizeof(float) / 2)
-            return gk_fail(GK_ERR_OVERFLOW, "%s: the transpose workspace overflows size_t", who);
-        st = gk_cuda_workspace(ctx, (size_t)(a_elems + b_elems) * sizeof(float), who);
+    const int64_t ws_elems = scratch_elems + a_elems + b_elems;
+    if (scratch > 0 || a_elems + b_elems > 0) {
+        if ((uint64_t)ws_elems > SIZE_MAX / sizeof(float) / 2)
+            return gk_fail(GK_ERR_OVERFLOW, "%s: the workspace overflows size_t", who);
+        st = gk_cuda_workspace(ctx, (size_t)ws_elems * sizeof(float), who);
         if (st != GK_SUCCESS) return st;
     }
+    float *const ws_a = ctx->work + scratch_elems, *const ws_b = ws_a + a_elems;
     if (g.transb) {
         /* stored B is column-major n x k, i.e. row-major k x n in memory */
-        err = gk_cuda_transpose(g.b, g.k, g.n, g.ldb, ctx->work, lda_ws, ctx->stream);
+        err = gk_cuda_transpose(g.b, g.k, g.n, g.ldb, ws_a, lda_ws, ctx->stream);
         if (err != cudaSuccess) return gk_cuda_status(who, "transpose kernel launch", err);
-        p.a = ctx->work, p.lda = lda_ws;
+        p.a = ws_a, p.lda = lda_ws;
     } else {
         p.a = g.b, p.lda = g.ldb;
     }
     if (g.transa) {
         /* stored A is column-major k x m, i.e. row-major m x k in memory */
-        err = gk_cuda_transpose(g.a, g.m, g.k, g.lda, ctx->work + a_elems, ldb_ws, ctx->stream);
+        err = gk_cuda_transpose(g.a, g.m, g.k, g.lda, ws_b, ldb_ws, ctx->stream);
         if (err != cudaSuccess) return gk_cuda_status(who, "transpose kernel launch", err);
-        p.b = ctx->work + a_elems, p.ldb = ldb_ws;
+        p.b = ws_b, p.ldb = ldb_ws;
     } else {
         p.b = g.a, p.ldb = g.lda;
     }
-    err = entry->launch(p, ctx->stream);
+    gk_launch_env env;
+    env.stream = ctx->stream, env.sm = ctx->sm, env.sm_count = ctx->sm_count;
+    env.scratch = scratch > 0 ? ctx->work : nullptr;
+    err = entry->launch(p, env);
     if (err == cudaSuccess) err = cudaGetLastError();
     if (err != cudaSuccess) return gk_cuda_status(who, entry->name, err);
     return GK_SUCCESS;

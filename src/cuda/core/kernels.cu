@@ -8,11 +8,11 @@
 #include "cuda/core/core.h"
 #include "cuda/registry.h"
 
-/* The autotuned step picks the measured-best tile configuration per problem size: the same code as
- * step 13 from 4096 up, and 3-4x faster than step 13 at 256-1024 on H100
- * (bench/results/h100-fast-kernels-2026-11-22.txt). Tensor-core kernels are never the default
- * because they round the operands to TF32. */
-static const char DEFAULT_KERNEL[] = "11_autotuned";
+/* Step 15 runs step 11's measured-best tile configuration per problem size (3-4x faster than step
+ * 13 at 256-1024 on H100, bench/results/h100-fast-kernels-2026-11-22.txt) and adds the stream-K
+ * schedule where the last wave of tiles would leave SMs idle (from 4096 up on H100; docs/ladder.md,
+ * step 15). Tensor-core kernels are never the default because they round the operands to TF32. */
+static const char DEFAULT_KERNEL[] = "15_stream_k";
 
 static int is_fp32(const gk_kernel_entry *e) {
     return e->input_rounding == 0.0 && !e->tensor_cores;

@@ -31,10 +31,10 @@ __global__ void __launch_bounds__(TILE *TILE) naive_kernel(gk_rm_problem p) {
 
 } // namespace
 
-cudaError_t gk_ladder_01_naive(const gk_rm_problem &p, cudaStream_t s) {
+cudaError_t gk_ladder_01_naive(const gk_rm_problem &p, const gk_launch_env &env) {
     return gk_for_row_chunks(p, TILE, [&](const gk_rm_problem &q) {
         const dim3 grid((unsigned)gk_ceil_div(q.n, TILE), (unsigned)gk_ceil_div(q.m, TILE));
-        naive_kernel<<<grid, dim3(TILE, TILE), 0, s>>>(q);
+        naive_kernel<<<grid, dim3(TILE, TILE), 0, env.stream>>>(q);
         return cudaGetLastError();
     });
 }

@@ -31,10 +31,10 @@ __global__ void __launch_bounds__(TILE *TILE) coalesced_kernel(gk_rm_problem p) 
 
 } // namespace
 
-cudaError_t gk_ladder_02_coalesced(const gk_rm_problem &p, cudaStream_t s) {
+cudaError_t gk_ladder_02_coalesced(const gk_rm_problem &p, const gk_launch_env &env) {
     return gk_for_row_chunks(p, TILE, [&](const gk_rm_problem &q) {
         const dim3 grid((unsigned)gk_ceil_div(q.n, TILE), (unsigned)gk_ceil_div(q.m, TILE));
-        coalesced_kernel<<<grid, dim3(TILE, TILE), 0, s>>>(q);
+        coalesced_kernel<<<grid, dim3(TILE, TILE), 0, env.stream>>>(q);
         return cudaGetLastError();
     });
 }

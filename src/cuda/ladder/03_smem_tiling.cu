@@ -45,11 +45,11 @@ __global__ void __launch_bounds__(TILE *TILE) smem_tiling_kernel(gk_rm_problem p
 
 } // namespace
 
-cudaError_t gk_ladder_03_smem_tiling(const gk_rm_problem &p, cudaStream_t s) {
+cudaError_t gk_ladder_03_smem_tiling(const gk_rm_problem &p, const gk_launch_env &env) {
     return gk_for_row_chunks(p, TILE, [&](const gk_rm_problem &q) {
         const dim3 grid((unsigned)gk_ceil_div(q.n, TILE), (unsigned)gk_ceil_div(q.m, TILE));
         const dim3 block(TILE, TILE);
-        smem_tiling_kernel<<<grid, block, 0, s>>>(q);
+        smem_tiling_kernel<<<grid, block, 0, env.stream>>>(q);
         return cudaGetLastError();
     });
 }

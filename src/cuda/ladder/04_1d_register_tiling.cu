@@ -60,10 +60,10 @@ __global__ void __launch_bounds__(THREADS) reg_tiling_1d_kernel(gk_rm_problem p)
 
 } // namespace
 
-cudaError_t gk_ladder_04_1d_register_tiling(const gk_rm_problem &p, cudaStream_t s) {
+cudaError_t gk_ladder_04_1d_register_tiling(const gk_rm_problem &p, const gk_launch_env &env) {
     return gk_for_row_chunks(p, BM, [&](const gk_rm_problem &q) {
         const dim3 grid((unsigned)gk_ceil_div(q.n, BN), (unsigned)gk_ceil_div(q.m, BM));
-        reg_tiling_1d_kernel<<<grid, THREADS, 0, s>>>(q);
+        reg_tiling_1d_kernel<<<grid, THREADS, 0, env.stream>>>(q);
         return cudaGetLastError();
     });
 }

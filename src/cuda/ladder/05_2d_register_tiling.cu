@@ -84,10 +84,10 @@ __global__ void __launch_bounds__(THREADS, 2) reg_tiling_2d_kernel(gk_rm_problem
 
 } // namespace
 
-cudaError_t gk_ladder_05_2d_register_tiling(const gk_rm_problem &p, cudaStream_t s) {
+cudaError_t gk_ladder_05_2d_register_tiling(const gk_rm_problem &p, const gk_launch_env &env) {
     return gk_for_row_chunks(p, BM, [&](const gk_rm_problem &q) {
         const dim3 grid((unsigned)gk_ceil_div(q.n, BN), (unsigned)gk_ceil_div(q.m, BM));
-        reg_tiling_2d_kernel<<<grid, THREADS, 0, s>>>(q);
+        reg_tiling_2d_kernel<<<grid, THREADS, 0, env.stream>>>(q);
         return cudaGetLastError();
     });
 }

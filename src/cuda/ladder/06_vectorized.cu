@@ -77,13 +77,13 @@ __global__ void __launch_bounds__(THREADS, 2) vectorized_kernel(gk_rm_problem p)
 
 } // namespace
 
-cudaError_t gk_ladder_06_vectorized(const gk_rm_problem &p, cudaStream_t s) {
+cudaError_t gk_ladder_06_vectorized(const gk_rm_problem &p, const gk_launch_env &env) {
     return gk_for_row_chunks(p, BM, [&](const gk_rm_problem &q) {
         const dim3 grid((unsigned)gk_ceil_div(q.n, BN), (unsigned)gk_ceil_div(q.m, BM));
         if (gk_vec_ok(q))
-            vectorized_kernel<true><<<grid, THREADS, 0, s>>>(q);
+            vectorized_kernel<true><<<grid, THREADS, 0, env.stream>>>(q);
         else
-            vectorized_kernel<false><<<grid, THREADS, 0, s>>>(q);
+            vectorized_kernel<false><<<grid, THREADS, 0, env.stream>>>(q);
         return cudaGetLastError();
     });
 }

@@ -83,13 +83,13 @@ __global__ void __launch_bounds__(THREADS, 2) bank_conflict_free_kernel(gk_rm_pr
 
 } // namespace
 
-cudaError_t gk_ladder_07_bank_conflict_free(const gk_rm_problem &p, cudaStream_t s) {
+cudaError_t gk_ladder_07_bank_conflict_free(const gk_rm_problem &p, const gk_launch_env &env) {
     return gk_for_row_chunks(p, BM, [&](const gk_rm_problem &q) {
         const dim3 grid((unsigned)gk_ceil_div(q.n, BN), (unsigned)gk_ceil_div(q.m, BM));
         if (gk_vec_ok(q))
-            bank_conflict_free_kernel<true><<<grid, THREADS, 0, s>>>(q);
+            bank_conflict_free_kernel<true><<<grid, THREADS, 0, env.stream>>>(q);
         else
-            bank_conflict_free_kernel<false><<<grid, THREADS, 0, s>>>(q);
+            bank_conflict_free_kernel<false><<<grid, THREADS, 0, env.stream>>>(q);
         return cudaGetLastError();
     });
 }

@@ -88,13 +88,13 @@ __global__ void __launch_bounds__(THREADS, 2) warp_tiling_kernel(gk_rm_problem p
 
 } // namespace
 
-cudaError_t gk_ladder_08_warp_tiling(const gk_rm_problem &p, cudaStream_t s) {
+cudaError_t gk_ladder_08_warp_tiling(const gk_rm_problem &p, const gk_launch_env &env) {
     return gk_for_row_chunks(p, BM, [&](const gk_rm_problem &q) {
         const dim3 grid((unsigned)gk_ceil_div(q.n, BN), (unsigned)gk_ceil_div(q.m, BM));
         if (gk_vec_ok(q))
-            warp_tiling_kernel<true><<<grid, THREADS, 0, s>>>(q);
+            warp_tiling_kernel<true><<<grid, THREADS, 0, env.stream>>>(q);
         else
-            warp_tiling_kernel<false><<<grid, THREADS, 0, s>>>(q);
+            warp_tiling_kernel<false><<<grid, THREADS, 0, env.stream>>>(q);
         return cudaGetLastError();
     });
 }

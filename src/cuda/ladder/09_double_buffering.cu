@@ -90,13 +90,13 @@ __global__ void __launch_bounds__(THREADS, 2) double_buffering_kernel(gk_rm_prob
 
 } // namespace
 
-cudaError_t gk_ladder_09_double_buffering(const gk_rm_problem &p, cudaStream_t s) {
+cudaError_t gk_ladder_09_double_buffering(const gk_rm_problem &p, const gk_launch_env &env) {
     return gk_for_row_chunks(p, BM, [&](const gk_rm_problem &q) {
         const dim3 grid((unsigned)gk_ceil_div(q.n, BN), (unsigned)gk_ceil_div(q.m, BM));
         if (gk_vec_ok(q))
-            double_buffering_kernel<true><<<grid, THREADS, 0, s>>>(q);
+            double_buffering_kernel<true><<<grid, THREADS, 0, env.stream>>>(q);
         else
-            double_buffering_kernel<false><<<grid, THREADS, 0, s>>>(q);
+            double_buffering_kernel<false><<<grid, THREADS, 0, env.stream>>>(q);
         return cudaGetLastError();
     });
 }

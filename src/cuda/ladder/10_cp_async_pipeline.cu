@@ -18,6 +18,6 @@
 
 using Step10 = gk_pipe::Config<128, 128, 8, 32, 64, 4, 3, 2>;
 
-cudaError_t gk_ladder_10_cp_async_pipeline(const gk_rm_problem &p, cudaStream_t s) {
-    return gk_pipe::launch<Step10>(p, 1, s);
+cudaError_t gk_ladder_10_cp_async_pipeline(const gk_rm_problem &p, const gk_launch_env &env) {
+    return gk_pipe::launch<Step10>(p, 1, env.stream);
 }

@@ -46,17 +46,17 @@ __device__ __forceinline__ void store_c1(const gk_rm_problem &p, int64_t row, in
     if (row < p.m && col < p.n) gk_store(p.c, row * p.ldc + col, v, p.alpha, p.beta);
 }
 
-/* Origin of this block's BM x BN tile of C for a 1-D grid of ceil(m/BM)*ceil(n/BN) blocks, visited
- * in groups of group_m tile rows (column by column inside a group), so the blocks running at the
- * same time share a few A row-panels and B column-panels in L2. group_m == 1: row-major order. */
-__device__ __forceinline__ void block_origin(const gk_rm_problem &p, int bm, int bn, int group_m,
-                                             int64_t *m0, int64_t *n0) {
+/* Origin of tile `tile` (0 .. ceil(m/BM)*ceil(n/BN)-1) of C, tiles numbered in groups of group_m
+ * tile rows (column by column inside a group), so the blocks running at the same time share a few
+ * A row-panels and B column-panels in L2. group_m == 1: row-major order. */
+__device__ __forceinline__ void tile_origin(const gk_rm_problem &p, int bm, int bn, int group_m,
+                                            int64_t tile, int64_t *m0, int64_t *n0) {
     const int64_t tiles_m = gk_ceil_div(p.m, bm), tiles_n = gk_ceil_div(p.n, bn);
-    const int64_t pid = blockIdx.x, in_group = (int64_t)group_m * tiles_n;
-    const int64_t first_m = pid / in_group * group_m;
+    const int64_t in_group = (int64_t)group_m * tiles_n;
+    const int64_t first_m = tile / in_group * group_m;
     const int64_t gsize = tiles_m - first_m < group_m ? tiles_m - first_m : group_m;
-    *m0 = (first_m + (pid % in_group) % gsize) * bm;
-    *n0 = (pid % in_group) / gsize * bn;
+    *m0 = (first_m + (tile % in_group) % gsize) * bm;
+    *n0 = (tile % in_group) / gsize * bn;
 }
 
 /* Copy a ROWS x COLS tile of a row-major matrix (rows0/cols0: its origin; nrows/ncols: the
@@ -122,11 +122,16 @@ struct Config {
     static_assert(STAGES >= 2, "a pipeline needs at least two stages");
 };
 
-/* The block at (m0, n0). SAFE: every address the copies name lies inside the matrices (see
- * sgemm_pipeline), so zero-byte copies may use it instead of the dummy source. */
+/* The main loop: acc = the product of the BM x BK*ktiles block of A at (m0, kt0 * BK) and the
+ * matching block of B, for the tile at (m0, n0); k_stop (<= p.k) is where this range of K ends,
+ * past which copies are zero-fill. A whole tile is kt0 = 0, ktiles = ceil(k / BK), k_stop = p.k;
+ * a stream-K block (step 15) passes a part of K. SAFE: every address the copies name lies inside
+ * the matrices (see whole_tile), so zero-byte copies may use it instead of the dummy source.
+ * Shared memory must be free on entry (a block running it twice passes a barrier in between). */
 template <class C, bool VEC_B, bool SAFE>
-__device__ __forceinline__ void pipeline_block(const gk_rm_problem &p, const int64_t m0,
-                                               const int64_t n0, const bool vec_c) {
+__device__ __forceinline__ void mainloop(const gk_rm_problem &p, const int64_t m0, const int64_t n0,
+                                         const int64_t kt0, const int64_t ktiles,
+                                         const int64_t k_stop, float (&acc)[C::TM][C::TN]) {
     extern __shared__ __align__(16) float smem[];
     constexpr int BM = C::BM, BN = C::BN, BK = C::BK, S = C::STAGES;
     constexpr int TM = C::TM, TN = C::TN;
@@ -146,7 +151,8 @@ __device__ __forceinline__ void pipeline_block(const gk_rm_problem &p, const int
 #pragma unroll
     for (int i = 0; i < A_ITERS; ++i)
         a_rows_ok |= (uint32_t)(m0 + ar + i * A_STEP < p.m) << i;
-    const float *a_next = a_rows_ok & 1u ? p.a + (m0 + ar) * p.lda + ak : p.a;
+    int64_t k_done = kt0 * BK; /* columns of A / rows of B already issued */
+    const float *a_next = a_rows_ok & 1u ? p.a + (m0 + ar) * p.lda + k_done + ak : p.a;
     const int64_t a_rows_step = A_STEP * p.lda;
     const uint32_t a_dst = s0 + (uint32_t)(ak * C::A_LD + ar) * 4u;
 
@@ -159,16 +165,14 @@ __device__ __forceinline__ void pipeline_block(const gk_rm_problem &p, const int
     const int br = tid / B_PER_ROW, bc = (tid % B_PER_ROW) * BW;
     const int64_t b_left = p.n - (n0 + bc);
     const uint32_t b_bytes = 4u * (uint32_t)(b_left < 0 ? 0 : (b_left > BW ? BW : b_left));
-    const float *b_next = b_bytes && br < p.k ? p.b + br * p.ldb + n0 + bc : p.b;
+    const float *b_next =
+        b_bytes && k_done + br < k_stop ? p.b + (k_done + br) * p.ldb + n0 + bc : p.b;
     const int64_t b_rows_step = B_STEP * p.ldb;
     const uint32_t b_dst = s0 + B_OFF + (uint32_t)(br * BN + bc) * 4u;
 
-    /* Copy the next k-tile (k_done columns of A / rows of B already issued) into the stage at
-     * byte offset `stage`. */
-    const int64_t ktiles = gk_ceil_div(p.k, BK);
-    int64_t k_done = 0;
+    /* Copy the next k-tile into the stage at byte offset `stage`. */
     auto load_stage = [&](uint32_t stage) {
-        const int64_t k_left = p.k - k_done;
+        const int64_t k_left = k_stop - k_done;
         const int kl = k_left > BK ? BK : (int)k_left; /* < BK only past the last full k-tile */
         const float *a = a_next;
 #pragma unroll
@@ -189,7 +193,7 @@ __device__ __forceinline__ void pipeline_block(const gk_rm_problem &p, const int
                 gk_ptx::cp_async_4(d, SAFE ? b : gk_ptx::cp_src(b, n), n);
         }
         k_done += BK;
-        if (k_done < p.k) a_next += BK, b_next += BK * p.ldb; /* stay inside the matrices */
+        if (k_done < k_stop) a_next += BK, b_next += BK * p.ldb; /* stay inside the matrices */
     };
 
     /* Lane's fragment origins inside a stage. */
@@ -198,7 +202,6 @@ __device__ __forceinline__ void pipeline_block(const gk_rm_problem &p, const int
     const uint32_t a_frag = s0 + (uint32_t)(wm + tr * 4) * 4u;
     const uint32_t b_frag = s0 + B_OFF + (uint32_t)(wn + tc * 4) * 4u;
 
-    float acc[TM][TN];
 #pragma unroll
     for (int i = 0; i < TM; ++i)
 #pragma unroll
@@ -267,7 +270,17 @@ __device__ __forceinline__ void pipeline_block(const gk_rm_problem &p, const int
         }
     }
     gk_ptx::cp_async_wait<0>();
+}
 
+/* C tile at (m0, n0) = alpha * acc + beta * C (C not read when beta == 0), guarded at the edges.
+ * Each lane's TM x TN outputs are the 4x4 blocks of mainloop's fragment layout. */
+template <class C>
+__device__ __forceinline__ void epilogue(const gk_rm_problem &p, const int64_t m0, const int64_t n0,
+                                         const float (&acc)[C::TM][C::TN], const bool vec_c) {
+    constexpr int TM = C::TM, TN = C::TN;
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int wm = (warp / (C::BN / C::WN)) * C::WM, wn = (warp % (C::BN / C::WN)) * C::WN;
+    const int tr = lane / C::WTC, tc = lane % C::WTC;
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
         const int64_t row = m0 + wm + (i / 4) * C::WTR * 4 + tr * 4 + i % 4;
@@ -284,35 +297,62 @@ __device__ __forceinline__ void pipeline_block(const gk_rm_problem &p, const int
     }
 }
 
+/* One whole tile: the main loop over all of K, then the epilogue. SAFE as for mainloop: a tile
+ * wholly inside C, of a problem whose K is a multiple of BK, only names addresses inside A and B
+ * (its rows and columns exist, and past the last k-tile the refill re-addresses that full tile
+ * with zero-byte copies); it skips the dummy-source select of edge tiles. */
+template <class C, bool VEC_B>
+__device__ __forceinline__ void whole_tile(const gk_rm_problem &p, const int64_t m0,
+                                           const int64_t n0, const bool vec_c) {
+    float acc[C::TM][C::TN];
+    const int64_t ktiles = gk_ceil_div(p.k, C::BK);
+    if (m0 + C::BM <= p.m && n0 + C::BN <= p.n && p.k % C::BK == 0)
+        mainloop<C, VEC_B, true>(p, m0, n0, 0, ktiles, p.k, acc);
+    else
+        mainloop<C, VEC_B, false>(p, m0, n0, 0, ktiles, p.k, acc);
+    epilogue<C>(p, m0, n0, acc, vec_c);
+}
+
 template <class C, bool VEC_B>
 __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
     sgemm_pipeline(const gk_rm_problem p, const int group_m, const bool vec_c) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    /* Let a programmatic dependent grid (step 15's stream-K blocks) be scheduled once every block
+     * of this grid has started; without one this does nothing. */
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
     int64_t m0, n0;
-    block_origin(p, C::BM, C::BN, group_m, &m0, &n0);
-    /* A block wholly inside C, of a problem whose K is a multiple of BK, only names addresses
-     * inside A and B: its rows and columns exist, and past the last k-tile the refill re-addresses
-     * that (full) tile with zero-byte copies. It skips the dummy-source select of edge blocks, a
-     * uniform branch taken once per block. */
-    if (m0 + C::BM <= p.m && n0 + C::BN <= p.n && p.k % C::BK == 0)
-        pipeline_block<C, VEC_B, true>(p, m0, n0, vec_c);
-    else
-        pipeline_block<C, VEC_B, false>(p, m0, n0, vec_c);
+    tile_origin(p, C::BM, C::BN, group_m, blockIdx.x, &m0, &n0);
+    whole_tile<C, VEC_B>(p, m0, n0, vec_c);
 }
 
-/* Launch configuration C on p (16-byte B copies when B allows them). */
-template <class C> cudaError_t launch(const gk_rm_problem &p, int group_m, cudaStream_t s) {
-    const int64_t tiles = gk_ceil_div(p.m, C::BM) * gk_ceil_div(p.n, C::BN);
+/* 16-byte B copies need whole vectors: n % 4 == 0 as well as alignment (see cp_async_16). */
+inline bool vec_b_ok(const gk_rm_problem &p) {
+    return gk_vec_ok(p.b, p.ldb) && p.n % 4 == 0;
+}
+
+/* Allow kernel `kern` the dynamic shared memory of configuration C. */
+template <class C, class K> cudaError_t allow_smem(K kern) {
+    if (C::SMEM_BYTES <= 48 * 1024) return cudaSuccess;
+    return cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM_BYTES);
+}
+
+/* Launch configuration C on the first `tiles` tiles of p (in tile_origin order), one block per
+ * tile, with 16-byte B copies when B allows them. */
+template <class C>
+cudaError_t launch_tiles(const gk_rm_problem &p, int group_m, cudaStream_t s, int64_t tiles) {
     if (tiles > 0x7fffffff) return cudaErrorInvalidValue;
-    /* 16-byte B copies need whole vectors: n % 4 == 0 as well as alignment (see cp_async_16). */
-    const bool vec_b = gk_vec_ok(p.b, p.ldb) && p.n % 4 == 0, vec_c = gk_vec_ok(p.c, p.ldc);
-    auto kern = vec_b ? sgemm_pipeline<C, true> : sgemm_pipeline<C, false>;
-    if (C::SMEM_BYTES > 48 * 1024) {
-        const cudaError_t e =
-            cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM_BYTES);
-        if (e != cudaSuccess) return e;
-    }
+    const bool vec_c = gk_vec_ok(p.c, p.ldc);
+    auto kern = vec_b_ok(p) ? sgemm_pipeline<C, true> : sgemm_pipeline<C, false>;
+    const cudaError_t e = allow_smem<C>(kern);
+    if (e != cudaSuccess) return e;
     kern<<<(unsigned)tiles, C::THREADS, C::SMEM_BYTES, s>>>(p, group_m, vec_c);
     return cudaGetLastError();
+}
+
+/* Launch configuration C on the whole of p. */
+template <class C> cudaError_t launch(const gk_rm_problem &p, int group_m, cudaStream_t s) {
+    return launch_tiles<C>(p, group_m, s, gk_ceil_div(p.m, C::BM) * gk_ceil_div(p.n, C::BN));
 }
 
 } // namespace gk_pipe

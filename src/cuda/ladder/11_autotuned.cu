@@ -52,22 +52,14 @@ int heuristic(const gk_rm_problem &p, int sms) {
 
 } // namespace
 
-cudaError_t gk_ladder_11_autotuned(const gk_rm_problem &p, cudaStream_t s) {
-    int dev = 0, sms = 0, major = 0, minor = 0;
-    cudaError_t e = cudaGetDevice(&dev);
-    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
-    if (e != cudaSuccess) return e;
-    int id = -1;
-    if (major * 10 + minor == GK_AUTOTUNE_TABLE_SM)
+int gk_autotune_pick(const gk_rm_problem &p, int sm, int sm_count) {
+    if (sm == GK_AUTOTUNE_TABLE_SM)
         for (const Row &r : table)
-            if (r.id >= 0 && p.m * p.n <= r.max_mn) {
-                id = r.id;
-                break;
-            }
-    if (id < 0 || id >= n_choices) id = heuristic(p, sms);
-    return choices[id].launch(p, choices[id].group_m, s);
+            if (r.id >= 0 && r.id < n_choices && p.m * p.n <= r.max_mn) return r.id;
+    return heuristic(p, sm_count);
+}
+
+cudaError_t gk_ladder_11_autotuned(const gk_rm_problem &p, const gk_launch_env &env) {
+    const Choice &c = choices[gk_autotune_pick(p, env.sm, env.sm_count)];
+    return c.launch(p, c.group_m, env.stream);
 }

@@ -40,4 +40,10 @@
         0x7fffffffffffffffLL, 4                                                                    \
     }
 
+/* The configuration (row of GK_AUTOTUNE_CONFIGS) step 11 runs for p on a device of compute
+ * capability `sm` (x10) with sm_count SMs: the table's choice on GK_AUTOTUNE_TABLE_SM, the
+ * heuristic of 11_autotuned.cu elsewhere. Step 15 schedules the same choice with stream-K. */
+struct gk_rm_problem;
+int gk_autotune_pick(const gk_rm_problem &p, int sm, int sm_count);
+
 #endif

@@ -72,7 +72,7 @@ __global__ void __launch_bounds__(THREADS, 2)
     __shared__ __align__(16) unsigned char smem[SMEM];
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     int64_t m0, n0;
-    gk_pipe::block_origin(p, BM, BN, 1, &m0, &n0);
+    gk_pipe::tile_origin(p, BM, BN, 1, blockIdx.x, &m0, &n0);
 
     /* Copy roles: A rows ar..ar+3 at column ak; B row bk, columns bc..bc+3. */
     const int ak = tid % BK, ar = (tid / BK) * 4;
@@ -171,15 +171,15 @@ __global__ void __launch_bounds__(THREADS, 2)
 
 } // namespace gk_l12
 
-cudaError_t gk_ladder_12_ptx_128x128x8(const gk_rm_problem &p, cudaStream_t s) {
+cudaError_t gk_ladder_12_ptx_128x128x8(const gk_rm_problem &p, const gk_launch_env &env) {
     using namespace gk_l12;
     const int64_t tiles = gk_ceil_div(p.m, BM) * gk_ceil_div(p.n, BN);
     if (tiles > 0x7fffffff) return cudaErrorInvalidValue;
     const unsigned grid = (unsigned)tiles;
     const bool vec_c = gk_vec_ok(p.c, p.ldc);
     if (gk_vec_ok(p.b, p.ldb))
-        sgemm_ptx_128x128x8<true><<<grid, THREADS, 0, s>>>(p, vec_c);
+        sgemm_ptx_128x128x8<true><<<grid, THREADS, 0, env.stream>>>(p, vec_c);
     else
-        sgemm_ptx_128x128x8<false><<<grid, THREADS, 0, s>>>(p, vec_c);
+        sgemm_ptx_128x128x8<false><<<grid, THREADS, 0, env.stream>>>(p, vec_c);
     return cudaGetLastError();
 }

@@ -23,6 +23,6 @@
 
 using Step13 = gk_pipe::Config<128, 256, 8, 64, 64, 8, 4, 1, 1, 3>;
 
-cudaError_t gk_ladder_13_cp_async_128x256x8(const gk_rm_problem &p, cudaStream_t s) {
-    return gk_pipe::launch<Step13>(p, 8, s);
+cudaError_t gk_ladder_13_cp_async_128x256x8(const gk_rm_problem &p, const gk_launch_env &env) {
+    return gk_pipe::launch<Step13>(p, 8, env.stream);
 }

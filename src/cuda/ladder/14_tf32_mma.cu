@@ -31,7 +31,7 @@ __global__ void __launch_bounds__(THREADS, 1) sgemm_tf32_mma(const gk_rm_problem
     extern __shared__ __align__(16) float smem[];
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     int64_t m0, n0;
-    gk_pipe::block_origin(p, BM, BN, 8, &m0, &n0);
+    gk_pipe::tile_origin(p, BM, BN, 8, blockIdx.x, &m0, &n0);
     const uint32_t sa = gk_ptx::smem_addr(smem), sb = sa + STAGES * A_STAGE * 4;
 
     const int64_t ktiles = gk_ceil_div(p.k, BK);
@@ -122,11 +122,11 @@ template <bool VEC_A, bool VEC_B> cudaError_t launch(const gk_rm_problem &p, cud
 
 } // namespace gk_l14
 
-cudaError_t gk_ladder_14_tf32_mma(const gk_rm_problem &p, cudaStream_t s) {
+cudaError_t gk_ladder_14_tf32_mma(const gk_rm_problem &p, const gk_launch_env &env) {
     using namespace gk_l14;
     /* 16-byte copies need whole vectors: the row length a multiple of 4 as well as alignment. */
     const bool va = gk_vec_ok(p.a, p.lda) && p.k % 4 == 0,
                vb = gk_vec_ok(p.b, p.ldb) && p.n % 4 == 0;
-    if (va) return vb ? launch<true, true>(p, s) : launch<true, false>(p, s);
-    return vb ? launch<false, true>(p, s) : launch<false, false>(p, s);
+    if (va) return vb ? launch<true, true>(p, env.stream) : launch<true, false>(p, env.stream);
+    return vb ? launch<false, true>(p, env.stream) : launch<false, false>(p, env.stream);
 }

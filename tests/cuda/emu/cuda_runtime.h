@@ -78,6 +78,9 @@ inline cudaError_t cudaMemset(void *d, int v, size_t n) {
     memset(d, v, n);
     return cudaSuccess;
 }
+inline cudaError_t cudaMemsetAsync(void *d, int v, size_t n, cudaStream_t) {
+    return cudaMemset(d, v, n);
+}
 inline cudaError_t cudaDeviceSynchronize() {
     return cudaSuccess;
 }

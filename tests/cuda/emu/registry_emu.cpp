@@ -6,9 +6,9 @@
 #include "cuda/registry.h"
 
 static const gk_kernel_entry entries[] = {
-    {"01_naive", "emulated", 50, 0.0, 0, gk_ladder_01_naive},
-    {"03_smem_tiling", "emulated", 50, 0.0, 0, gk_ladder_03_smem_tiling},
-    {"99_needs_sm100", "emulated: refused on sm_90", 100, 0.0, 0, gk_ladder_01_naive},
+    {"01_naive", "emulated", 50, 0.0, 0, gk_ladder_01_naive, nullptr},
+    {"03_smem_tiling", "emulated", 50, 0.0, 0, gk_ladder_03_smem_tiling, nullptr},
+    {"99_needs_sm100", "emulated: refused on sm_90", 100, 0.0, 0, gk_ladder_01_naive, nullptr},
 };
 
 const gk_kernel_entry *gk_cuda_registry(int *count) {

@@ -84,7 +84,9 @@ std::string run_case(const step &st, int64_t m, int64_t n, int64_t k, int layout
 
     float *da = exact_copy(a), *db = exact_copy(b), *dc = exact_copy(c);
     const gk_rm_problem p{m, n, k, alpha, beta, da + off, a.ld, db + off, b.ld, dc + off, c.ld};
-    const cudaError_t err = st.launch(p, nullptr);
+    gk_launch_env env{};
+    env.sm = 90, env.sm_count = 132;
+    const cudaError_t err = st.launch(p, env);
     std::vector<float> out(dc, dc + c.buf.size());
     free(da);
     free(db);
