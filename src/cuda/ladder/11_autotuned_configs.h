@@ -1,7 +1,7 @@
 /*
  * 11_autotuned_configs.h — the tile configurations ladder step 11 chooses from, and the table that
- * maps a problem size to one of them. The only place either list is written down: the step-11
- * launcher and the tuning benchmark both expand GK_AUTOTUNE_CONFIGS.
+ * maps a problem size to one of them. The only place either list is written down: the launchers
+ * of steps 11 and 15 both expand GK_AUTOTUNE_CONFIGS and pick a row with gk_autotune_pick.
  *
  * GK_AUTOTUNE_CONFIGS(X) calls X(id, BM, BN, BK, WM, WN, WTR, STAGES, MIN_BLOCKS, LOAD_KK, ORDER,
  * GROUP_M): the parameters of gk_pipe::Config (10_cp_async_pipeline.cuh) plus the block
