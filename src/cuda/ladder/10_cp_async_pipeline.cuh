@@ -316,11 +316,6 @@ __device__ __forceinline__ void whole_tile(const gk_rm_problem &p, const int64_t
 template <class C, bool VEC_B>
 __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
     sgemm_pipeline(const gk_rm_problem p, const int group_m, const bool vec_c) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    /* Let a programmatic dependent grid (step 15's stream-K blocks) be scheduled once every block
-     * of this grid has started; without one this does nothing. */
-    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
-#endif
     int64_t m0, n0;
     tile_origin(p, C::BM, C::BN, group_m, blockIdx.x, &m0, &n0);
     whole_tile<C, VEC_B>(p, m0, n0, vec_c);
