@@ -22,10 +22,10 @@
  * Scratch (gk_launch_env): GK_SCRATCH_FLAG_BYTES of tile counters, which the finishing block resets
  * to zero, then two BM x BN float slots per stream-K block (its first and its last segment).
  * ptxas (sm_90a): the stream-K kernel of the 128x256 configuration 255 registers, no spills.
- * Measured on H100 80GB HBM3 (2026-11-22, `gemmkit ladder`, L2 flushed, medians, cuBLAS FP32 in
- * the same run; bench/results/h100-stream-k-2026-11-22/): 51.88 TFLOPS at 4096 (100.4 % of cuBLAS;
- * step 13 99.3 %) and 53.09 at 8192 (102.7 %; step 13 99.1 %); the same as step 11 up to 3072,
- * where the plan keeps the plain schedule.
+ * Measured on H100 80GB HBM3 (2026-11-22 11:11 UTC, `gemmkit ladder`, L2 flushed, medians, cuBLAS
+ * FP32 in the same run; bench/results/h100-stream-k-2026-11-22/): 52.29 TFLOPS at 4096 (100.5 % of
+ * cuBLAS; step 13 99.4 %) and 54.28 at 8192 (105.0 %; step 13 99.9 %); the same as step 11 up to
+ * 3072, where the plan keeps the plain schedule.
  */
 #include "cuda/ladder/10_cp_async_pipeline.cuh"
 #include "cuda/ladder/11_autotuned_configs.h"
