@@ -236,8 +236,13 @@ gk_status gk_frame_gemm(const gk_gemm_args *g, const gk_ukr_desc *u, gk_blocking
      * the packed panels win (1024^3 0.93x in place). */
     x.bcols = u->bcols && !g->transb && rows <= x.mc;
     /* A thread with more rows than one block and at most a block's width of columns streams A
-     * panel by panel (stream_a_block); wider B is reused enough to amortise whole A blocks. */
-    x.stream_a = !g->transa && rows > x.mc && ceil_div(nt, x.tn) * nr <= x.mc;
+     * panel by panel (stream_a_block); wider B is reused enough to amortise whole A blocks. Only
+     * for kernels whose A micro-panel column fits one cache line (mr <= 16 floats), which is what
+     * the one-line-per-column prefetch covers: with the AVX-512 32x12 kernel on the Xeon host
+     * the path ran 0.78x at 4096x64x4096 and 0.92x at 2000x100x2000 (1 thread, three paired
+     * runs each, bench/results/xeon-2026-11-22/ab-stream-a.txt). */
+    x.stream_a = !g->transa && mr * (int)sizeof(float) <= 64 && rows > x.mc &&
+                 ceil_div(nt, x.tn) * nr <= x.mc;
     x.mc = min64(x.mc, rows);
     x.nc = min64(x.nc, ceil_div(nt, x.tn) * nr);
 
