@@ -126,7 +126,7 @@ struct Config {
  * matching block of B, for the tile at (m0, n0); k_stop (<= p.k) is where this range of K ends,
  * past which copies are zero-fill. A whole tile is kt0 = 0, ktiles = ceil(k / BK), k_stop = p.k;
  * a stream-K block (step 15) passes a part of K. SAFE: every address the copies name lies inside
- * the matrices (see whole_tile), so zero-byte copies may use it instead of the dummy source.
+ * the matrices (see tile_mainloop), so zero-byte copies may use it instead of the dummy source.
  * Shared memory must be free on entry (a block running it twice passes a barrier in between). */
 template <class C, bool VEC_B, bool SAFE>
 __device__ __forceinline__ void mainloop(const gk_rm_problem &p, const int64_t m0, const int64_t n0,
@@ -297,19 +297,27 @@ __device__ __forceinline__ void epilogue(const gk_rm_problem &p, const int64_t m
     }
 }
 
-/* One whole tile: the main loop over all of K, then the epilogue. SAFE as for mainloop: a tile
- * wholly inside C, of a problem whose K is a multiple of BK, only names addresses inside A and B
- * (its rows and columns exist, and past the last k-tile the refill re-addresses that full tile
- * with zero-byte copies); it skips the dummy-source select of edge tiles. */
+/* mainloop with SAFE chosen for the tile: a tile wholly inside C, of a problem whose K is a
+ * multiple of BK, only names addresses inside A and B (its rows and columns exist, and past the
+ * end of its k-range the refill re-addresses the last full k-tile with zero-byte copies), so it
+ * skips the dummy-source select of edge tiles; one uniform branch per call. */
+template <class C, bool VEC_B>
+__device__ __forceinline__ void
+tile_mainloop(const gk_rm_problem &p, const int64_t m0, const int64_t n0, const int64_t kt0,
+              const int64_t ktiles, const int64_t k_stop, float (&acc)[C::TM][C::TN]) {
+    if (m0 + C::BM <= p.m && n0 + C::BN <= p.n && p.k % C::BK == 0)
+        mainloop<C, VEC_B, true>(p, m0, n0, kt0, ktiles, k_stop, acc);
+    else
+        mainloop<C, VEC_B, false>(p, m0, n0, kt0, ktiles, k_stop, acc);
+}
+
+/* One whole tile: the main loop over all of K, then the epilogue. */
 template <class C, bool VEC_B>
 __device__ __forceinline__ void whole_tile(const gk_rm_problem &p, const int64_t m0,
                                            const int64_t n0, const bool vec_c) {
     float acc[C::TM][C::TN];
     const int64_t ktiles = gk_ceil_div(p.k, C::BK);
-    if (m0 + C::BM <= p.m && n0 + C::BN <= p.n && p.k % C::BK == 0)
-        mainloop<C, VEC_B, true>(p, m0, n0, 0, ktiles, p.k, acc);
-    else
-        mainloop<C, VEC_B, false>(p, m0, n0, 0, ktiles, p.k, acc);
+    tile_mainloop<C, VEC_B>(p, m0, n0, 0, ktiles, p.k, acc);
     epilogue<C>(p, m0, n0, acc, vec_c);
 }
 

@@ -130,10 +130,7 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
             const Segment s = segment_at(p, pl, group_m, C::BM, C::BN, blockIdx.x, it);
             const int64_t k_end = (int64_t)(s.k0 + s.len) * C::BK;
             const int64_t k_stop = k_end < p.k ? k_end : p.k;
-            if (s.m0 + C::BM <= p.m && s.n0 + C::BN <= p.n && p.k % C::BK == 0)
-                gk_pipe::mainloop<C, VEC_B, true>(p, s.m0, s.n0, s.k0, s.len, k_stop, acc);
-            else
-                gk_pipe::mainloop<C, VEC_B, false>(p, s.m0, s.n0, s.k0, s.len, k_stop, acc);
+            gk_pipe::tile_mainloop<C, VEC_B>(p, s.m0, s.n0, s.k0, s.len, k_stop, acc);
         }
         it = opaque(it);
         const int j = opaque((int)blockIdx.x);
