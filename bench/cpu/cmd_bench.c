@@ -28,7 +28,7 @@
 #include "peak.h"
 #include "peers.h"
 
-enum { MAX_SHAPES = 64, MAX_THREADS = 16, MAX_REPS = 10000 };
+enum { MAX_SHAPES = 64, MAX_THREADS = 16, MAX_REPS = 10000, MAX_ROUNDS = 32 };
 
 typedef struct shape {
     int64_t m, n, k;
@@ -41,6 +41,8 @@ typedef struct result {
     double err_ratio; /* worst sampled |error| / bound against float64; <= 1 passes */
     int64_t failed;   /* sampled elements outside the bound */
     double rel_diff;  /* max|C - C_gemmkit| / max|C_gemmkit|; < 0 for gemmkit itself */
+    int rounds;       /* rounds that reported this cell; median_s is the median of theirs */
+    double round_median_s[MAX_ROUNDS];
 } result;
 
 typedef struct bench_opts {
@@ -50,6 +52,8 @@ typedef struct bench_opts {
     shape shapes[MAX_SHAPES];
     int use_impl[BENCH_NUM_IMPLS];
     double min_time;
+    int rounds;
+    const char *baseline; /* another gemmkit binary whose worker fills the "baseline" column */
     const char *out_dir;
     const char *worker; /* internal: run one implementation on shapes[0] */
 } bench_opts;
@@ -57,7 +61,8 @@ typedef struct bench_opts {
 static void usage(FILE *f) {
     fprintf(
         f, "usage: gemmkit bench [--device cpu|gpu|all] [--quick] [--threads LIST] [--sizes LIST]\n"
-           "                     [--impls LIST] [--min-time S] [--out DIR] [--no-plot]\n\n"
+           "                     [--impls LIST] [--min-time S] [--rounds R] [--baseline BIN]\n"
+           "                     [--out DIR] [--no-plot]\n\n"
            "CPU: times gemmkit, OpenBLAS and BLIS (as shipped and at their best) on square sizes\n"
            "64..4096 (--quick: ..2048) and skinny 4096x4096x64, 64x4096x4096, 4096x64x4096 plus\n"
            "1000^3, at 1 thread and at all threads; median of >= 5 timed calls after warm-up.\n"
@@ -68,6 +73,11 @@ static void usage(FILE *f) {
            "  --sizes L      shapes replacing the defaults: N (square) or MxNxK, comma-separated\n"
            "  --impls L      subset of gemmkit,openblas,openblas-best,blis,blis-best\n"
            "  --min-time S   seconds of timed calls per measurement (default 0.3, --quick 0.1)\n"
+           "  --rounds R     repeat every measurement R times, implementations interleaved and\n"
+           "                 their order reversed each round; report the median of the round\n"
+           "                 medians (default 1; use 3 or more on a shared or noisy machine)\n"
+           "  --baseline B   add a 'baseline' column: gemmkit as built in the binary B (e.g.\n"
+           "                 another revision's build/bin/gemmkit), for A/B comparisons\n"
            "  --out DIR      results directory (default bench/results)\n"
            "  --no-plot      skip the PNG (bench/plot.py, needs matplotlib)\n");
 }
@@ -124,7 +134,7 @@ static void default_shapes(bench_opts *o) {
 
 /* Returns 0 on success, 1 after --help, 2 on a usage error (message printed). */
 static int parse(int argc, char **argv, bench_opts *o) {
-    *o = (bench_opts){.cpu = 1, .plot = 1, .min_time = -1, .out_dir = "bench/results"};
+    *o = (bench_opts){.cpu = 1, .plot = 1, .min_time = -1, .rounds = 1, .out_dir = "bench/results"};
     int any_impl = 0;
     for (int i = 1; i < argc; i++) {
         const char *opt = argv[i];
@@ -161,10 +171,18 @@ static int parse(int argc, char **argv, bench_opts *o) {
             char *end;
             o->min_time = strtod(v, &end);
             ok = end != v && !*end && o->min_time >= 0 && o->min_time <= 60;
+        } else if (!strcmp(opt, "--rounds")) {
+            char *end;
+            long r = strtol(v, &end, 10);
+            ok = end != v && !*end && r >= 1 && r <= MAX_ROUNDS;
+            o->rounds = (int)r;
+        } else if (!strcmp(opt, "--baseline")) {
+            ok = access(v, X_OK) == 0;
+            o->baseline = v;
         } else if (!strcmp(opt, "--out")) {
             o->out_dir = v;
         } else if (!strcmp(opt, "--worker")) {
-            ok = bench_impl_find(v) >= 0;
+            ok = bench_impl_find(v) >= 0 && bench_impl_find(v) != bench_impl_baseline();
             o->worker = v;
         } else {
             fprintf(stderr, "gemmkit bench: unknown option '%s'\n", opt);
@@ -175,9 +193,15 @@ static int parse(int argc, char **argv, bench_opts *o) {
             return 2;
         }
     }
+    const int base = bench_impl_baseline();
+    if (o->use_impl[base] && !o->baseline) {
+        fprintf(stderr, "gemmkit bench: the baseline column needs --baseline BIN\n");
+        return 2;
+    }
     if (!any_impl)
         for (int i = 0; i < BENCH_NUM_IMPLS; i++)
             o->use_impl[i] = 1;
+    o->use_impl[base] = o->baseline != NULL;
     if (o->nshapes == 0) default_shapes(o);
     if (o->nthreads == 0) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
@@ -351,6 +375,25 @@ static int thread_index(const bench_opts *o, int t) {
     return -1;
 }
 
+/* Fold one round's report of a cell into it: the round's median is kept for the final median of
+ * medians; the best time, the worst check and the total calls span all rounds. */
+static void add_round(result *cell, const result *r) {
+    if (!cell->measured) {
+        *cell = *r;
+        cell->rounds = 0;
+    } else {
+        cell->reps += r->reps;
+        if (r->best_s < cell->best_s) cell->best_s = r->best_s;
+        if (r->err_ratio > cell->err_ratio || isnan(r->err_ratio)) cell->err_ratio = r->err_ratio;
+        if (r->failed > cell->failed) cell->failed = r->failed;
+        if (r->rel_diff > cell->rel_diff) cell->rel_diff = r->rel_diff;
+    }
+    if (r->reps && cell->rounds < MAX_ROUNDS) cell->round_median_s[cell->rounds++] = r->median_s;
+    double tmp[MAX_ROUNDS];
+    memcpy(tmp, cell->round_median_s, sizeof(double) * (size_t)cell->rounds);
+    cell->median_s = cell->rounds ? gk_median(tmp, cell->rounds) : 0;
+}
+
 static void measure(run_state *st, int si, int impl) {
     bench_opts *o = st->o;
     char shape_arg[96], threads_arg[128] = "", time_arg[32];
@@ -360,9 +403,19 @@ static void measure(run_state *st, int si, int impl) {
         snprintf(threads_arg + strlen(threads_arg), sizeof threads_arg - strlen(threads_arg),
                  "%s%d", i ? "," : "", o->threads[i]);
     snprintf(time_arg, sizeof time_arg, "%g", o->min_time);
-    char *argv[] = {st->self,     "bench",   "--worker",  (char *)bench_impl_names[impl],
-                    "--sizes",    shape_arg, "--threads", threads_arg,
-                    "--min-time", time_arg,  NULL};
+    /* The baseline column is the other binary's own gemmkit worker. */
+    const int base = impl == bench_impl_baseline();
+    char *argv[] = {base ? (char *)o->baseline : st->self,
+                    "bench",
+                    "--worker",
+                    (char *)bench_impl_names[base ? 0 : impl],
+                    "--sizes",
+                    shape_arg,
+                    "--threads",
+                    threads_arg,
+                    "--min-time",
+                    time_arg,
+                    NULL};
     /* "As shipped" means OpenBLAS's own cpuid choice even if the user's shell sets the type. */
     const char *env =
         impl == bench_impl_find("openblas-best") ? bench_openblas_best_coretype() : NULL;
@@ -380,7 +433,8 @@ static void measure(run_state *st, int si, int impl) {
         if (!tab) continue;
         *tab++ = '\0';
         if (!strcmp(line, "kernel")) {
-            snprintf(st->kernel[impl], sizeof st->kernel[impl], "%s", tab);
+            snprintf(st->kernel[impl], sizeof st->kernel[impl], "%s%s%s", tab, base ? " in " : "",
+                     base ? o->baseline : "");
         } else if (!strcmp(line, "missing")) {
             snprintf(st->missing[impl], sizeof st->missing[impl], "%s", tab);
         } else if (!strcmp(line, "result")) {
@@ -392,7 +446,7 @@ static void measure(run_state *st, int si, int impl) {
                 continue;
             r.reps = reps, r.failed = failed;
             int ti = thread_index(o, t);
-            if (ti >= 0) st->res[si][ti][impl] = r;
+            if (ti >= 0) add_round(&st->res[si][ti][impl], &r);
         }
     }
     int rc = reap(f, pid);
@@ -451,7 +505,7 @@ static void write_csv(const run_state *st, const char *path) {
         return;
     }
     fprintf(f, "shape,m,n,k,threads,impl,kernel,gflops,pct_peak,median_ms,best_ms,reps,"
-               "err_ratio,check,rel_diff_vs_gemmkit,gemmkit_over_impl\n");
+               "err_ratio,check,rel_diff_vs_gemmkit,gemmkit_over_impl,rounds\n");
     for (int s = 0; s < o->nshapes; s++)
         for (int t = 0; t < o->nthreads; t++)
             for (int i = 0; i < BENCH_NUM_IMPLS; i++) {
@@ -469,7 +523,7 @@ static void write_csv(const run_state *st, const char *path) {
                 if (r->rel_diff >= 0) fprintf(f, "%.3g", r->rel_diff);
                 fprintf(f, ",");
                 if (gf > 0 && gk > 0) fprintf(f, "%.3f", gk / gf);
-                fprintf(f, "\n");
+                fprintf(f, ",%d\n", r->rounds);
             }
     fclose(f);
 }
@@ -504,9 +558,10 @@ static void write_json(const run_state *st, const char *path, const char *stamp)
     fprintf(f, ", \"avx2\": %d, \"fma\": %d, \"avx512f\": %d, \"online_cores\": %ld},\n",
             ci.has_avx2, ci.has_fma, ci.has_avx512f, sysconf(_SC_NPROCESSORS_ONLN));
     fprintf(f,
-            "  \"method\": {\"statistic\": \"median\", \"min_reps\": 5, \"min_time_s\": %g, "
-            "\"warmup_s\": 0.1, \"alpha\": 1, \"beta\": 0, \"layout\": \"col-major NN\"},\n",
-            o->min_time);
+            "  \"method\": {\"statistic\": \"median of the per-round medians\", \"rounds\": %d, "
+            "\"min_reps\": 5, \"min_time_s\": %g, \"warmup_s\": 0.1, \"alpha\": 1, \"beta\": 0, "
+            "\"layout\": \"col-major NN\"},\n",
+            o->rounds, o->min_time);
     fprintf(f, "  \"load_average_1min\": {\"start\": %.2f, \"end\": %.2f},\n", st->load_start,
             st->load_end);
     fprintf(f, "  \"peak\": [");
@@ -539,12 +594,13 @@ static void write_json(const run_state *st, const char *path, const char *stamp)
                         "%s    {\"m\": %lld, \"n\": %lld, \"k\": %lld, \"threads\": %d, "
                         "\"impl\": \"%s\", \"gflops\": %.3f, \"pct_peak\": %.2f, "
                         "\"median_ms\": %.5f, \"best_ms\": %.5f, \"reps\": %d, "
-                        "\"err_ratio\": %.4g, \"check\": \"%s\", \"rel_diff_vs_gemmkit\": %s}",
+                        "\"err_ratio\": %.4g, \"check\": \"%s\", \"rel_diff_vs_gemmkit\": %s, "
+                        "\"rounds\": %d}",
                         first ? "" : ",\n", (long long)o->shapes[s].m, (long long)o->shapes[s].n,
                         (long long)o->shapes[s].k, o->threads[t], bench_impl_names[i], gf,
                         st->peak[t] > 0 ? 100.0 * gf / st->peak[t] : 0.0, r->median_s * 1e3,
                         r->best_s * 1e3, r->reps, isfinite(r->err_ratio) ? r->err_ratio : 1e300,
-                        r->failed ? "FAIL" : "pass", diff);
+                        r->failed ? "FAIL" : "pass", diff, r->rounds);
                 first = 0;
             }
     fprintf(f, "\n  ]\n}\n");
@@ -579,7 +635,9 @@ static void plot(const run_state *st, const char *csv, const char *png) {
 
 static void print_table(const run_state *st) {
     const bench_opts *o = st->o;
-    printf("\nCPU SGEMM, column-major NN, alpha=1 beta=0: GFLOPS (median of >= 5 timed calls)\n");
+    printf("\nCPU SGEMM, column-major NN, alpha=1 beta=0: GFLOPS (median of >= 5 timed calls");
+    if (o->rounds > 1) printf("; median over %d interleaved rounds", o->rounds);
+    printf(")\n");
     for (int i = 0; i < BENCH_NUM_IMPLS; i++) {
         if (!o->use_impl[i]) continue;
         printf("  %-14s %s%s%s\n", bench_impl_names[i], st->kernel[i],
@@ -653,8 +711,13 @@ static int run_cpu(bench_opts *o) {
     }
     for (int s = 0; s < o->nshapes; s++) {
         double t0 = gk_now_s();
-        for (int i = 0; i < BENCH_NUM_IMPLS; i++)
-            if (o->use_impl[i] && !(st->missing[i][0] && !st->kernel[i][0])) measure(st, s, i);
+        /* Rounds interleave the implementations, in reversed order every other round, so a slow
+         * phase of a shared machine falls on all of them rather than on one column. */
+        for (int round = 0; round < o->rounds; round++)
+            for (int j = 0; j < BENCH_NUM_IMPLS; j++) {
+                const int i = round % 2 ? BENCH_NUM_IMPLS - 1 - j : j;
+                if (o->use_impl[i] && !(st->missing[i][0] && !st->kernel[i][0])) measure(st, s, i);
+            }
         char sn[64];
         shape_name(&o->shapes[s], sn, sizeof sn);
         fprintf(stderr, "bench: [%d/%d] %s done in %.1f s; GFLOPS at %d thread(s):", s + 1,

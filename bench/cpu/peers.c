@@ -15,9 +15,9 @@
 
 #include "gemmkit.h"
 
-const char *const bench_impl_names[BENCH_NUM_IMPLS] = {"gemmkit", "openblas", "openblas-best",
-                                                       "blis", "blis-best"};
-enum { IMPL_GEMMKIT, IMPL_OPENBLAS, IMPL_OPENBLAS_BEST, IMPL_BLIS, IMPL_BLIS_BEST };
+const char *const bench_impl_names[BENCH_NUM_IMPLS] = {"gemmkit", "openblas",  "openblas-best",
+                                                       "blis",    "blis-best", "baseline"};
+enum { IMPL_GEMMKIT, IMPL_OPENBLAS, IMPL_OPENBLAS_BEST, IMPL_BLIS, IMPL_BLIS_BEST, IMPL_BASELINE };
 
 typedef void (*cblas_sgemm_fn)(int order, int ta, int tb, int m, int n, int k, float alpha,
                                const float *a, int lda, const float *b, int ldb, float beta,
@@ -34,6 +34,10 @@ int bench_impl_find(const char *name) {
     for (int i = 0; i < BENCH_NUM_IMPLS; i++)
         if (!strcmp(name, bench_impl_names[i])) return i;
     return -1;
+}
+
+int bench_impl_baseline(void) {
+    return IMPL_BASELINE;
 }
 
 const char *bench_openblas_best_coretype(void) {

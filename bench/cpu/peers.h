@@ -8,9 +8,11 @@
 
 #include <stdint.h>
 
-enum { BENCH_NUM_IMPLS = 5 };
+enum { BENCH_NUM_IMPLS = 6 };
 
-/* Column order of the results; index 0 is gemmkit, the reference the ratios divide by. */
+/* Column order of the results; index 0 is gemmkit, the reference the ratios divide by. The last,
+ * "baseline", is gemmkit again but run by another gemmkit binary (bench --baseline PATH): an A/B
+ * comparison of two builds measured in the same run as the peers. */
 extern const char *const bench_impl_names[BENCH_NUM_IMPLS];
 
 typedef struct bench_impl {
@@ -23,6 +25,9 @@ typedef struct bench_impl {
 
 /* Index of a name in bench_impl_names, or -1. */
 int bench_impl_find(const char *name);
+
+/* The id of the "baseline" column: never loaded in-process (its worker is another binary). */
+int bench_impl_baseline(void);
 
 /* OPENBLAS_CORETYPE value that the "openblas-best" worker process is started with: the widest
  * ISA's kernel set this CPU can run. OpenBLAS reads it only while loading, hence a process. */
