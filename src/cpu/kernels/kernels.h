@@ -16,6 +16,8 @@ void gk_ukr_avx2_16x6_bcols(int64_t kc, const float *pa, const float *b, int64_t
                             int64_t ldc, float alpha, float beta, int m_valid);
 void gk_ukr_avx512_32x12(int64_t kc, const float *pa, const float *pb, float *c, int64_t rs_c,
                          int64_t cs_c, float alpha, float beta, int m_valid, int n_valid);
+void gk_ukr_avx512_32x12_bcols(int64_t kc, const float *pa, const float *b, int64_t ldb, float *c,
+                               int64_t ldc, float alpha, float beta, int m_valid);
 #endif
 
 #endif

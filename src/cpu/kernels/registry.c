@@ -30,6 +30,7 @@ const gk_ukr_desc gk_ukr_table[] = {
      .mr = 32,
      .nr = 12,
      .fn = gk_ukr_avx512_32x12,
+     .bcols = gk_ukr_avx512_32x12_bcols,
      .usable = usable_avx512,
      .small = gk_small_gemm_avx512,
      .pack = gk_pack_avx512},

@@ -1,85 +1,235 @@
 /*
- * ukr_avx512.c — AVX-512F micro-kernel, MR x NR = 32 x 12 (contract: ukernel.h). Compiled with
- * AVX-512 flags; only reached after the registry's cpuid predicate (CPU flag + OS ZMM state).
+ * ukr_avx512.c — AVX-512F micro-kernel, MR x NR = 32 x 12 (contract: ukernel.h), and its
+ * B-columns variant. Compiled with AVX-512 flags; only reached after the registry's cpuid
+ * predicate (AVX-512F + OS ZMM state), so the assembly uses AVX-512F instructions only.
  *
- * Why 32 x 12: there are 32 zmm registers. The tile takes 32/16 * 12 = 24 accumulators, one
- * column of A two more and the broadcast B element one: 27 live, leaving room for the compiler.
- * 24 independent FMA chains cover 4-cycle latency x 2 FMA ports (8 needed) three times over, and
- * each k step is 24 FMAs for 2 vector loads + 12 broadcasts (< 1 load per FMA, so the two load
- * ports are never the limit). Columns of C are 32 floats (two vectors, two cache lines).
+ * Why 32 x 12: there are 32 zmm registers. The tile takes 32/16 * 12 = 24 accumulators
+ * (zmm8-31; column j in zmm(8+2j) rows 0-15 and zmm(9+2j) rows 16-31), one column of A two
+ * more (zmm0/1) and the broadcast B elements two (zmm2/3, alternating), 28 in all. 24 independent
+ * FMA chains cover 4-cycle latency x 2 FMA ports (8 needed) three times over. BLIS uses the same
+ * shape and register plan on Skylake-X. Columns of C are 32 floats, two cache lines.
+ *
+ * B elements are broadcast into a register (one vbroadcastss per column feeding its two FMAs)
+ * rather than used as embedded-broadcast operands (vfmadd231ps mem{1to16}, two per column). Per
+ * k step, on a Skylake-SP / Cascade Lake / Cooper Lake core (2 load ports, 2 512-bit FMA ports,
+ * 4 fused-domain uops issued per cycle):
+ *   register broadcast:  2 + 12 + 24 = 38 fused uops, 14 loads, 24 FMA uops
+ *                        -> issue 9.5, loads 7, FMA 12 cycles: FMA-bound;
+ *   embedded broadcast:  2 + 24 = 26 fused uops (one fewer per column), but 26 loads
+ *                        -> loads 13 cycles, more than the 12 of the FMAs.
+ * In the B-columns variant 8 of the 12 B addresses are indexed, (base, ldb, s), and a 3-operand
+ * FMA with an indexed memory operand is un-laminated on Haswell..Skylake, which takes most of the
+ * fused-domain saving back (16 more uops, 42); a broadcast is a pure load and is not affected.
+ * With one 512-bit FMA unit (some Xeon Silver / Gold 5xxx) the FMAs take 24 cycles and either
+ * form is FMA-bound; so is a core with a third load port (Golden Cove). What this relies on:
+ * uops.info's Skylake-X rows (VBROADCASTSS zmm, m32: 1 uop, p23; VFMADD231PS zmm, zmm,
+ * m32{1to16}: 1 fused / 2 unfused uops, p05 + p23; VFMADD231PS zmm, zmm, zmm: 1 uop, p05),
+ * Intel's optimization manual (Skylake Server 512-bit FMA on p0+p1 fused and p5; Haswell
+ * "Unlamination"), Peter Cordes's un-lamination measurements (Stack Overflow question 26046634),
+ * and BLIS's skx 32x12 SGEMM kernel, which broadcasts to registers too. None of this has been
+ * measured for this kernel: the development machine (Zen 3) has no AVX-512.
+ *
+ * The whole kernel is one inline-assembly block, as in ukr_avx2.c. The intrinsics version it
+ * replaces was allocated by gcc 12 with 12 zmm register moves and 22 vfmadd132ps operand
+ * rotations in each 4-step iteration of the k loop; here the loop is exactly 4 x (2 loads, 12
+ * broadcasts, 24 FMAs) plus pointer and counter updates, with no spill and no move. A full tile
+ * with unit row stride is finished in the registers (alpha multiply, beta FMA from C only when
+ * beta != 0, stores straight to C), and its C lines are prefetched for writing before the k loop
+ * whatever beta is (3 prefetchw per column, at floats 0, 16 and 31, which covers the column's 2
+ * lines, or 3 when it is not 64-byte aligned), so the C traffic overlaps the FMAs. Edge tiles
+ * and strided C are finished into a 1536-byte stack tile and merged. The speed effect of all this
+ * is unmeasured (no timing on an AVX-512 machine yet); its tests passed on the GPU machine's
+ * AVX-512 Xeon (2026-11-22, tests/cpu: ukr_avx512_32x12_* and random_avx512_*, not timed).
+ *
+ * The same assembly, with its B broadcasts addressed through a column stride, is the B-columns
+ * variant (ukernel.h), which reads plain column-major B in place.
  */
-#include <immintrin.h>
-
 #include "cpu/kernels/kernels.h"
 #include "cpu/kernels/ukernel.h"
 
 #define MR 32
 #define NR 12
 
-#define GK_COLS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
+// clang-format off
+/* General registers of the block: a (A panel), b (B panel, or column 0 of B), k (steps left),
+ * c and ldc (tile and its column stride in bytes), ab ({alpha, beta}), beta_used, ldb (B-columns
+ * only) and r3, r6, r9: the addresses of columns 3, 6 and 9 of C, which in the B-columns
+ * variant hold columns 3, 6 and 9 of B during the k loop. 10 registers (11 with ldb).
+ *
+ * One k step at offset s (in steps) from the current pointers: A column in zmm0/1, B elements
+ * broadcast alternately into zmm2/3 so consecutive broadcasts do not wait on each other.
+ * BP(s, j) is packed B element (step s, column j), pb[p*12 + j]; BC(s, col) is element s of a
+ * column of the caller's B, b[p + j*ldb], with col one of "(%[b])", "(%[b],%[ldb])", ...
+ * Displacements stay under 128 times the EVEX disp8 scale (A: s*128 + 64 <= 448 = 7*64; packed
+ * B: s*48 + 44 <= 188 = 47*4), so every load of the unrolled body has a one-byte displacement. */
+#define BP(s, j) #s "*48+" #j "*4(%[b])"
+#define BC(s, col) #s "*4" col
+#define FMA2(bq, j0, j1)                                                                           \
+    "vfmadd231ps %%zmm0, %%" bq ", %%zmm" #j0 "\n\t"                                               \
+    "vfmadd231ps %%zmm1, %%" bq ", %%zmm" #j1 "\n\t"
+#define STEP12(s, b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11)                                \
+    "vmovups " #s "*128(%[a]), %%zmm0\n\t"                                                         \
+    "vmovups " #s "*128+64(%[a]), %%zmm1\n\t"                                                      \
+    "vbroadcastss " b0 ", %%zmm2\n\t"                                                              \
+    "vbroadcastss " b1 ", %%zmm3\n\t" FMA2("zmm2", 8, 9)                                           \
+    "vbroadcastss " b2 ", %%zmm2\n\t" FMA2("zmm3", 10, 11)                                         \
+    "vbroadcastss " b3 ", %%zmm3\n\t" FMA2("zmm2", 12, 13)                                         \
+    "vbroadcastss " b4 ", %%zmm2\n\t" FMA2("zmm3", 14, 15)                                         \
+    "vbroadcastss " b5 ", %%zmm3\n\t" FMA2("zmm2", 16, 17)                                         \
+    "vbroadcastss " b6 ", %%zmm2\n\t" FMA2("zmm3", 18, 19)                                         \
+    "vbroadcastss " b7 ", %%zmm3\n\t" FMA2("zmm2", 20, 21)                                         \
+    "vbroadcastss " b8 ", %%zmm2\n\t" FMA2("zmm3", 22, 23)                                         \
+    "vbroadcastss " b9 ", %%zmm3\n\t" FMA2("zmm2", 24, 25)                                         \
+    "vbroadcastss " b10 ", %%zmm2\n\t" FMA2("zmm3", 26, 27)                                        \
+    "vbroadcastss " b11 ", %%zmm3\n\t" FMA2("zmm2", 28, 29)                                        \
+    FMA2("zmm3", 30, 31)
+#define STEP_PACKED(s)                                                                             \
+    STEP12(s, BP(s, 0), BP(s, 1), BP(s, 2), BP(s, 3), BP(s, 4), BP(s, 5), BP(s, 6), BP(s, 7),     \
+           BP(s, 8), BP(s, 9), BP(s, 10), BP(s, 11))
+#define STEP_COLS(s)                                                                               \
+    STEP12(s, BC(s, "(%[b])"), BC(s, "(%[b],%[ldb])"), BC(s, "(%[b],%[ldb],2)"),                   \
+           BC(s, "(%[r3])"), BC(s, "(%[r3],%[ldb])"), BC(s, "(%[r3],%[ldb],2)"),                   \
+           BC(s, "(%[r6])"), BC(s, "(%[r6],%[ldb])"), BC(s, "(%[r6],%[ldb],2)"),                   \
+           BC(s, "(%[r9])"), BC(s, "(%[r9],%[ldb])"), BC(s, "(%[r9],%[ldb],2)"))
+/* r3, r6, r9 = base + 3, 6, 9 columns of stride ld (scaled indices only go to 8, and 3 is not
+ * one of them: lea + add) */
+#define COL_PTRS(base, ld)                                                                         \
+    "lea (%[" base "],%[" ld "],2), %[r3]\n\t"                                                     \
+    "add %[" ld "], %[r3]\n\t"                                                                     \
+    "lea (%[r3],%[" ld "],2), %[r6]\n\t"                                                           \
+    "add %[" ld "], %[r6]\n\t"                                                                     \
+    "lea (%[r6],%[" ld "],2), %[r9]\n\t"                                                           \
+    "add %[" ld "], %[r9]\n\t"
+/* Column j of C at address `col` (an operand expression such as "(%[c],%[ldc],2)"): floats 0,
+ * 16 and 31 of its 32, so all its lines are fetched, 2 or (unaligned) 3. */
+#define PREFETCH_COL(r0, r1, col)                                                                  \
+    "prefetchw " col "\n\t"                                                                        \
+    "prefetchw 64" col "\n\t"                                                                      \
+    "prefetchw 124" col "\n\t"
+/* Finish column j (accumulators r0: rows 0-15, r1: rows 16-31), alpha in zmm0, beta in zmm1. */
+#define STORE_COL_BETA0(r0, r1, col)                                                               \
+    "vmulps %%zmm" #r0 ", %%zmm0, %%zmm" #r0 "\n\t"                                                \
+    "vmulps %%zmm" #r1 ", %%zmm0, %%zmm" #r1 "\n\t"                                                \
+    "vmovups %%zmm" #r0 ", " col "\n\t"                                                            \
+    "vmovups %%zmm" #r1 ", 64" col "\n\t"
+#define STORE_COL(r0, r1, col)                                                                     \
+    "vmulps %%zmm" #r0 ", %%zmm0, %%zmm" #r0 "\n\t"                                                \
+    "vmulps %%zmm" #r1 ", %%zmm0, %%zmm" #r1 "\n\t"                                                \
+    "vfmadd231ps " col ", %%zmm1, %%zmm" #r0 "\n\t"                                                \
+    "vfmadd231ps 64" col ", %%zmm1, %%zmm" #r1 "\n\t"                                              \
+    "vmovups %%zmm" #r0 ", " col "\n\t"                                                            \
+    "vmovups %%zmm" #r1 ", 64" col "\n\t"
+#define COLS(M)                                                                                    \
+    M(8, 9, "(%[c])") M(10, 11, "(%[c],%[ldc])") M(12, 13, "(%[c],%[ldc],2)")                      \
+    M(14, 15, "(%[r3])") M(16, 17, "(%[r3],%[ldc])") M(18, 19, "(%[r3],%[ldc],2)")                 \
+    M(20, 21, "(%[r6])") M(22, 23, "(%[r6],%[ldc])") M(24, 25, "(%[r6],%[ldc],2)")                 \
+    M(26, 27, "(%[r9])") M(28, 29, "(%[r9],%[ldc])") M(30, 31, "(%[r9],%[ldc],2)")
+#define ZERO(r0, r1, col)                                                                          \
+    "vpxord %%zmm" #r0 ", %%zmm" #r0 ", %%zmm" #r0 "\n\t"                                          \
+    "vpxord %%zmm" #r1 ", %%zmm" #r1 ", %%zmm" #r1 "\n\t"
 
-#define DECL(j) __m512 c##j##_0 = _mm512_setzero_ps(), c##j##_1 = _mm512_setzero_ps();
-#define FMA(j)                                                                                     \
-    b = _mm512_set1_ps(bp[j]);                                                                     \
-    c##j##_0 = _mm512_fmadd_ps(a0, b, c##j##_0);                                                   \
-    c##j##_1 = _mm512_fmadd_ps(a1, b, c##j##_1);
-#define STEP(off)                                                                                  \
-    do {                                                                                           \
-        const float *bp = pb + (off)*NR;                                                           \
-        a0 = _mm512_loadu_ps(pa + (off)*MR);                                                       \
-        a1 = _mm512_loadu_ps(pa + (off)*MR + 16);                                                  \
-        GK_COLS(FMA)                                                                               \
-    } while (0)
-#define STORE_DIRECT0(j)                                                                           \
-    _mm512_storeu_ps(c + (j)*cs_c, _mm512_mul_ps(va, c##j##_0));                                   \
-    _mm512_storeu_ps(c + (j)*cs_c + 16, _mm512_mul_ps(va, c##j##_1));
-#define STORE_DIRECT(j)                                                                            \
-    _mm512_storeu_ps(c + (j)*cs_c, _mm512_fmadd_ps(vb, _mm512_loadu_ps(c + (j)*cs_c),              \
-                                                   _mm512_mul_ps(va, c##j##_0)));                  \
-    _mm512_storeu_ps(c + (j)*cs_c + 16, _mm512_fmadd_ps(vb, _mm512_loadu_ps(c + (j)*cs_c + 16),    \
-                                                        _mm512_mul_ps(va, c##j##_1)));
-#define STORE_TMP(j)                                                                               \
-    _mm512_store_ps(t + (j)*MR, c##j##_0);                                                         \
-    _mm512_store_ps(t + (j)*MR + 16, c##j##_1);
-/* A 32-float column spans two cache lines. */
-#define PREFETCH_C(j)                                                                              \
-    _mm_prefetch((const char *)(c + (j)*cs_c), _MM_HINT_T0);                                       \
-    _mm_prefetch((const char *)(c + (j)*cs_c + 31), _MM_HINT_T0);
+/* The whole tile: C(i, j) = alpha * sum_p A(i, p) B(p, j) + beta * C(i, j) at c + i + j*ldc
+ * (ldc in bytes), C read only when %[beta_used] is non-zero. STEP is one of the k steps above;
+ * SETUP_B points r3/r6/r9 at the B columns after they served the C prefetch, ADVANCE4/ADVANCE1
+ * move the B pointers by 4 steps / 1 step, and RESTORE_C points r3/r6/r9 back at C. The k loop
+ * counts k down from kc - 4 by 4 while it stays >= 0; k + 4 is then kc % 4, the remainder. */
+#define TILE_ASM(STEP, SETUP_B, ADVANCE4, ADVANCE1, RESTORE_C)                                     \
+        COL_PTRS("c", "ldc")                                                                       \
+        COLS(PREFETCH_COL)                                                                         \
+        SETUP_B                                                                                    \
+        COLS(ZERO)                                                                                 \
+        "sub $4, %[k]\n\t"                                                                         \
+        "jl 2f\n\t"                                                                                \
+        ".p2align 5\n"                                                                             \
+        "1:\n\t"                                                                                   \
+        STEP(0) STEP(1) STEP(2) STEP(3)                                                            \
+        "add $512, %[a]\n\t"                                                                       \
+        ADVANCE4                                                                                   \
+        "sub $4, %[k]\n\t"                                                                         \
+        "jge 1b\n"                                                                                 \
+        "2:\n\t"                                                                                   \
+        "add $4, %[k]\n\t"                                                                         \
+        "jz 4f\n"                                                                                  \
+        "3:\n\t"                                                                                   \
+        STEP(0)                                                                                    \
+        "add $128, %[a]\n\t"                                                                       \
+        ADVANCE1                                                                                   \
+        "dec %[k]\n\t"                                                                             \
+        "jnz 3b\n"                                                                                 \
+        "4:\n\t"                                                                                   \
+        RESTORE_C                                                                                  \
+        "vbroadcastss (%[ab]), %%zmm0\n\t"                                                         \
+        "test %[beta_used], %[beta_used]\n\t"                                                      \
+        "jnz 6f\n\t"                                                                               \
+        COLS(STORE_COL_BETA0)                                                                      \
+        "jmp 7f\n"                                                                                 \
+        "6:\n\t"                                                                                   \
+        "vbroadcastss 4(%[ab]), %%zmm1\n\t"                                                        \
+        COLS(STORE_COL)                                                                            \
+        "7:\n\t"                                                                                   \
+        "vzeroupper\n\t"
+#define TILE_CLOBBERS                                                                              \
+    "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",       \
+    "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20",      \
+    "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30",      \
+    "xmm31", "memory", "cc"
 
+/* B packed: element (p, j) at pb[p*12 + j]. ab = {alpha, beta}. kc >= 1. */
+static void tile_packed(int64_t kc, const float *pa, const float *pb, float *c, int64_t ldc_bytes,
+                        const float *ab, int64_t beta_used) {
+    int64_t k = kc;
+    char *r3, *r6, *r9;
+    __asm__ volatile(TILE_ASM(STEP_PACKED, "", "add $192, %[b]\n\t", "add $48, %[b]\n\t", "")
+                     : [a] "+r"(pa), [b] "+r"(pb), [k] "+r"(k), [r3] "=&r"(r3), [r6] "=&r"(r6),
+                       [r9] "=&r"(r9)
+                     : [c] "r"(c), [ldc] "r"(ldc_bytes), [ab] "r"(ab), [beta_used] "r"(beta_used)
+                     : TILE_CLOBBERS);
+}
+
+/* B as 12 columns of the caller's column-major matrix: element (p, j) at b[p + j*ldb]. */
+static void tile_cols(int64_t kc, const float *pa, const float *b, int64_t ldb_bytes, float *c,
+                      int64_t ldc_bytes, const float *ab, int64_t beta_used) {
+    int64_t k = kc;
+    char *r3, *r6, *r9;
+    __asm__ volatile(TILE_ASM(STEP_COLS, COL_PTRS("b", "ldb"),
+                              "add $16, %[b]\n\tadd $16, %[r3]\n\t"
+                              "add $16, %[r6]\n\tadd $16, %[r9]\n\t",
+                              "add $4, %[b]\n\tadd $4, %[r3]\n\t"
+                              "add $4, %[r6]\n\tadd $4, %[r9]\n\t",
+                              COL_PTRS("c", "ldc"))
+                     : [a] "+r"(pa), [b] "+r"(b), [k] "+r"(k), [r3] "=&r"(r3), [r6] "=&r"(r6),
+                       [r9] "=&r"(r9)
+                     : [ldb] "r"(ldb_bytes), [c] "r"(c), [ldc] "r"(ldc_bytes), [ab] "r"(ab),
+                       [beta_used] "r"(beta_used)
+                     : TILE_CLOBBERS);
+}
+// clang-format on
+
+/* A full unit-stride tile is finished straight from the registers; any other goes through a
+ * local tile (alpha = 1, beta = 0) and the shared merge, which touches only the valid part. */
 void gk_ukr_avx512_32x12(int64_t kc, const float *pa, const float *pb, float *c, int64_t rs_c,
                          int64_t cs_c, float alpha, float beta, int m_valid, int n_valid) {
-    const int direct = m_valid == MR && n_valid == NR && rs_c == 1;
-    if (direct && beta != 0.0f) {
-        GK_COLS(PREFETCH_C)
-    }
-    GK_COLS(DECL)
-    __m512 a0, a1, b;
-    int64_t p = kc;
-    for (; p >= 4; p -= 4) {
-        STEP(0);
-        STEP(1);
-        STEP(2);
-        STEP(3);
-        pa += 4 * MR;
-        pb += 4 * NR;
-    }
-    for (; p > 0; p--) {
-        STEP(0);
-        pa += MR;
-        pb += NR;
-    }
-
-    const __m512 va = _mm512_set1_ps(alpha);
-    if (direct) {
-        if (beta == 0.0f) {
-            GK_COLS(STORE_DIRECT0)
-        } else {
-            const __m512 vb = _mm512_set1_ps(beta);
-            GK_COLS(STORE_DIRECT)
-        }
+    if (m_valid == MR && n_valid == NR && rs_c == 1) {
+        const float ab[2] = {alpha, beta};
+        tile_packed(kc, pa, pb, c, cs_c * (int64_t)sizeof(float), ab, beta != 0.0f);
         return;
     }
+    static const float one_zero[2] = {1.0f, 0.0f};
     _Alignas(64) float t[MR * NR];
-    GK_COLS(STORE_TMP)
+    tile_packed(kc, pa, pb, t, MR * (int64_t)sizeof(float), one_zero, 0);
     gk_ukr_merge(t, MR, c, rs_c, cs_c, alpha, beta, m_valid, n_valid);
+}
+
+void gk_ukr_avx512_32x12_bcols(int64_t kc, const float *pa, const float *b, int64_t ldb, float *c,
+                               int64_t ldc, float alpha, float beta, int m_valid) {
+    if (m_valid == MR) {
+        const float ab[2] = {alpha, beta};
+        tile_cols(kc, pa, b, ldb * (int64_t)sizeof(float), c, ldc * (int64_t)sizeof(float), ab,
+                  beta != 0.0f);
+        return;
+    }
+    static const float one_zero[2] = {1.0f, 0.0f};
+    _Alignas(64) float t[MR * NR];
+    tile_cols(kc, pa, b, ldb * (int64_t)sizeof(float), t, MR * (int64_t)sizeof(float), one_zero, 0);
+    gk_ukr_merge(t, MR, c, 1, ldc, alpha, beta, m_valid, NR);
 }
