@@ -5,8 +5,15 @@
 # cuBLAS (and the Triton peer when `import triton` works), and optionally the sweep and the CPU
 # side. It never changes GPU settings (no clocks, persistence or power limits).
 #
-#   scripts/device_run.sh [PART ...]    PART: info build ptxas tests sanitizer ladder cpu makebench sweep
+#   scripts/device_run.sh [PART ...]    PART: info build ptxas tests sanitizer ladder cpu cpuab
+#                                             makebench sweep
 #                                       default: info build tests ladder ptxas sanitizer cpu
+#
+# cpuab: `gemmkit bench` on this host's CPU with GK_CPU_BENCH_ARGS (default: --quick --rounds 3),
+# plus, for each source tree listed in GK_BASELINE_SRCS (space-separated directories holding
+# another revision of this repository, e.g. made with `git archive`), a run with that tree's
+# build as the --baseline column, with GK_BASELINE_BENCH_ARGS (default: GK_CPU_BENCH_ARGS plus
+# --impls gemmkit).
 #
 # Every step runs under `timeout`, and a global deadline (GK_DEVICE_BUDGET seconds, default 500)
 # shrinks or skips the later steps so the whole run ends inside 9 minutes. Results go to $OUT
@@ -150,6 +157,21 @@ if want cpu; then
     record cpu_tests "$(tail -1 "$LOGS/cpu_tests.log")"
     step cpu_bench 120 env GK_PYTHON=python3 build/bin/gemmkit bench --device cpu --quick --out "$WORK/cpu-bench"
     record cpu_bench "see logs/cpu_bench.log"
+fi
+
+if want cpuab; then
+    read -r -a bench_args <<<"${GK_CPU_BENCH_ARGS:---quick --rounds 3}"
+    step cpuab_bench 300 env GK_PYTHON=python3 build/bin/gemmkit bench --device cpu "${bench_args[@]}" --out "$WORK/cpuab"
+    record cpuab_bench "see logs/cpuab_bench.log"
+    read -r -a ab_args <<<"${GK_BASELINE_BENCH_ARGS:-${bench_args[*]} --impls gemmkit}"
+    for src in ${GK_BASELINE_SRCS:-}; do
+        tag=$(basename "$src")
+        step "build_$tag" 200 make -C "$src" -j"$JOBS" GK_CUDA=0 BUILD=build-baseline cli
+        record "build_$tag" "baseline tree $src"
+        step "cpuab_$tag" 300 env GK_PYTHON=python3 build/bin/gemmkit bench --device cpu "${ab_args[@]}" \
+            --baseline "$src/build-baseline/bin/gemmkit" --no-plot --out "$WORK/cpuab-$tag"
+        record "cpuab_$tag" "see logs/cpuab_$tag.log"
+    done
 fi
 
 if want makebench; then
