@@ -19,3 +19,12 @@ $(BLIS_BEST): bench/cpu/shim/peer_blis_ctx.c bench/bench.mk
 	    -o $@ $(BLIS_STATIC) -fopenmp -lm -lpthread -Wl,--exclude-libs,ALL -Wl,-Bsymbolic || \
 	    echo "bench.mk: $@ not built; the blis-best benchmark column will be reported missing"
 endif
+
+# gk-cpu-probe (bench/probe/cpu_probe.c): times the packed path's pieces (micro-kernel tiles,
+# panel packing) and small whole GEMMs on this CPU. Linked with the static library because it
+# reaches the internal kernel registry.
+PROBE := $(BUILD)/bin/gk-cpu-probe
+cli: $(PROBE)
+$(PROBE): bench/probe/cpu_probe.c $(STLIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -fvisibility=default $< -o $@ $(STLIB) -fopenmp -lm -lpthread

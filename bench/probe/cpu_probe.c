@@ -1,0 +1,136 @@
+/*
+ * cpu_probe.c — `gk-cpu-probe`: where the time of a small GEMM goes on this CPU. It times the
+ * pieces of the packed path one at a time, in a loop, through the library's internal registry
+ * (linked statically): one micro-kernel call for a full tile and for each kind of edge tile, the
+ * B-columns variant, and the packing of one full and one edge panel of A and of B. Then whole
+ * small GEMMs, with and without edge panels, interleaved over rounds so a slow phase of a shared
+ * machine falls on all of them.
+ *
+ *   gk-cpu-probe [KC]       KC: the shared dimension of the tile and panel timings (default 64)
+ *
+ * A diagnostic, not a benchmark of record: `gemmkit bench` compares against the peers.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../../tools/timing.h"
+#include "cpu/frame/frame.h"
+#include "cpu/kernels/ukernel.h"
+#include "gemmkit.h"
+
+enum { CALLS = 100000, ROUNDS = 5, GEMM_CALLS = 1000, EDGE = 4 };
+
+static float *filled(int64_t n, float scale) {
+    float *p = aligned_alloc(64, (size_t)((n * 4 + 63) / 64 * 64));
+    if (p)
+        for (int64_t i = 0; i < n; i++)
+            p[i] = scale * (float)(i % 7 - 3);
+    return p;
+}
+
+/* ns per call of one micro-kernel tile; C column stride ldc, tile of mv x nv valid. */
+static double time_tile(const gk_ukr_desc *u, int64_t kc, const float *pa, const float *pb,
+                        float *c, int64_t ldc, int mv, int nv) {
+    double t = gk_now_s();
+    for (int i = 0; i < CALLS; i++)
+        u->fn(kc, pa, pb, c, 1, ldc, 1.0f, 0.0f, mv, nv);
+    return (gk_now_s() - t) / CALLS * 1e9;
+}
+
+/* ns per call of packing one panel of `lanes` of `w` (src lanes at stride ls, steps at ps). */
+static double time_pack(const gk_ukr_desc *u, float *dst, int w, int lanes, int64_t kc,
+                        const float *src, int64_t ls, int64_t ps) {
+    double t = gk_now_s();
+    for (int i = 0; i < CALLS; i++)
+        u->pack(dst, w, lanes, kc, src, ls, ps, 1);
+    return (gk_now_s() - t) / CALLS * 1e9;
+}
+
+int main(int argc, char **argv) {
+    const int64_t kc = argc > 1 ? atoll(argv[1]) : 64;
+    if (kc < 1 || kc > 4096) {
+        fprintf(stderr, "usage: gk-cpu-probe [KC], 1 <= KC <= 4096\n");
+        return 2;
+    }
+    gk_cpu_info ci;
+    gk_cpu_get_info(&ci);
+    const int ki = gk_ukr_find(ci.arch);
+    if (ki < 0) return 1;
+    const gk_ukr_desc *u = &gk_ukr_table[ki];
+    const int mr = u->mr, nr = u->nr;
+    const int64_t ld = 64 + kc; /* source matrices: columns of ld floats, kc + 64 of them */
+    float *pa = filled(mr * kc, 0.25f), *pb = filled(nr * kc, 0.5f), *c = filled(mr * nr, 0);
+    float *src = filled(ld * (kc + 64), 0.125f);
+    if (!pa || !pb || !c || !src) return 1;
+
+    printf("kernel %s (%d x %d, %s), kc = %lld, ns per call (median of %d rounds of %d)\n",
+           u->name, mr, nr, ci.brand, (long long)kc, ROUNDS, CALLS);
+    struct {
+        const char *what;
+        int kind; /* 0: tile, 1: bcols tile, 2: pack */
+        int mv, nv;
+        int w, lanes, contiguous;
+    } probes[] = {
+        {"tile, full", 0, mr, nr, 0, 0, 0},
+        {"tile, m edge (mr-4 rows)", 0, mr - EDGE, nr, 0, 0, 0},
+        {"tile, n edge (4 columns)", 0, mr, EDGE, 0, 0, 0},
+        {"tile, B columns in place", 1, mr, nr, 0, 0, 0},
+        {"pack A panel, full (contiguous lanes)", 2, 0, 0, mr, mr, 1},
+        {"pack A panel, edge (mr-4 lanes)", 2, 0, 0, mr, mr - EDGE, 1},
+        {"pack B panel, full (transposing)", 2, 0, 0, nr, nr, 0},
+        {"pack B panel, edge (4 lanes)", 2, 0, 0, nr, EDGE, 0},
+    };
+    const int np = (int)(sizeof probes / sizeof probes[0]);
+    for (int p = 0; p < np; p++) {
+        if (probes[p].kind == 1 && !u->bcols) continue;
+        double r[ROUNDS];
+        for (int k = 0; k < ROUNDS; k++) {
+            if (probes[p].kind == 0) {
+                r[k] = time_tile(u, kc, pa, pb, c, mr, probes[p].mv, probes[p].nv);
+            } else if (probes[p].kind == 1) {
+                double t = gk_now_s();
+                for (int i = 0; i < CALLS; i++)
+                    u->bcols(kc, pa, src, ld, c, mr, 1.0f, 0.0f, mr);
+                r[k] = (gk_now_s() - t) / CALLS * 1e9;
+            } else {
+                float *dst = probes[p].w == mr ? pa : pb;
+                r[k] = probes[p].contiguous
+                           ? time_pack(u, dst, probes[p].w, probes[p].lanes, kc, src, 1, ld)
+                           : time_pack(u, dst, probes[p].w, probes[p].lanes, kc, src, ld, 1);
+            }
+        }
+        printf("  %-40s %9.1f\n", probes[p].what, gk_median(r, ROUNDS));
+    }
+
+    /* Whole GEMMs: n = 60 and 72 are whole 6- and 12-column panels, 64 leaves an edge panel. */
+    static const int shapes[][3] = {{64, 60, 64},   {64, 64, 64},   {64, 72, 64},   {60, 64, 64},
+                                    {96, 96, 96},   {100, 100, 100}, {128, 128, 128}};
+    enum { NS = sizeof shapes / sizeof shapes[0] };
+    float *a = filled(128 * 128, 0.1f), *b = filled(128 * 128, 0.2f), *cc = filled(128 * 128, 0);
+    double *t = malloc(sizeof(double) * GEMM_CALLS), med[NS][ROUNDS];
+    if (!a || !b || !cc || !t) return 1;
+    gk_set_num_threads(1);
+    for (int k = 0; k < ROUNDS; k++)
+        for (int s = 0; s < NS; s++) {
+            const int m = shapes[s][0], n = shapes[s][1], kk = shapes[s][2];
+            for (int i = 0; i < GEMM_CALLS / 4; i++) /* warm-up */
+                gk_sgemm(GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, m, n, kk, 1, a, m, b, kk, 0, cc, m);
+            for (int i = 0; i < GEMM_CALLS; i++) {
+                double t0 = gk_now_s();
+                gk_sgemm(GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, m, n, kk, 1, a, m, b, kk, 0, cc, m);
+                t[i] = gk_now_s() - t0;
+            }
+            med[s][k] = gk_median(t, GEMM_CALLS);
+        }
+    printf("gk_sgemm, 1 thread, median of %d interleaved round medians of %d calls\n", ROUNDS,
+           GEMM_CALLS);
+    for (int s = 0; s < NS; s++) {
+        const double flops = 2.0 * shapes[s][0] * shapes[s][1] * shapes[s][2];
+        const double m = gk_median(med[s], ROUNDS);
+        printf("  %3dx%3dx%3d %8.2f us %7.1f GFLOPS (rounds %.1f..%.1f)\n", shapes[s][0],
+               shapes[s][1], shapes[s][2], m * 1e6, flops / m * 1e-9,
+               flops / med[s][ROUNDS - 1] * 1e-9, flops / med[s][0] * 1e-9);
+    }
+    free(pa), free(pb), free(c), free(src), free(a), free(b), free(cc), free(t);
+    return 0;
+}
