@@ -10,11 +10,12 @@
 #include "cpu/config/cpu.h"
 #include "cpu/kernels/ukernel.h"
 
-/* Each thread of a call should get about this many multiply-adds (~7 us at 75 GFLOPS): waking
- * the team and packing each thread's operands cost a few microseconds. Measured on Zen 3 at 2
- * threads against 2^20 (which ran these on 1 thread): 96^3 1.15x, 64x64x256 1.36x faster; 64^3
- * (2^18, still 1 thread) ran 0.79x when split over 2 at 2^17. */
-#define GK_MIN_MNK_PER_THREAD 262144.0
+/* Each thread of a call should get about this many multiply-adds (~3.5 us at 75 GFLOPS): waking
+ * the team and packing each thread's operands cost a few microseconds. Zen 3, 2 threads, quiet
+ * machine, 7 interleaved rounds against 2^18 (which ran these on 1 thread): 64^3 1.19x,
+ * 72^3 1.57x, 80^3 1.27x, 64x64x128 1.17x (bench/results/zen3-2026-11-22-session3/). An earlier
+ * run that found 64^3 0.79x on 2 threads was taken while the other core was busy. */
+#define GK_MIN_MNK_PER_THREAD 131072.0
 
 /* [lo, hi) of `count` items for part `id` of `parts`, as even as possible. */
 static inline void gk_split(int64_t count, int parts, int id, int64_t *lo, int64_t *hi) {
