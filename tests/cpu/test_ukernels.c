@@ -5,6 +5,7 @@
  * column- and row-strided C. C sits inside a sentinel-filled frame: nothing outside the valid
  * part may change, and with beta = 0 the valid part starts as NaN, which must not leak.
  * Each kernel also runs inside the packed loop nest with tiny blocks on 1-3 threads.
+ * The in-place variants (B columns, A columns, both) get the same edge checks.
  * Kernels this CPU cannot run report "skip". Panels are allocated to their exact size so the
  * sanitizer build catches reads past them.
  */
@@ -124,12 +125,16 @@ static void strided(void) {
             if (check_one(cur, 37, shapes[s][0], shapes[s][1], 0.75f, betas[bi], 1, &rng)) return;
 }
 
-/* The B-columns variant (when the kernel has one) on every m_valid, the kc set and betas of
- * `edges`: B is NR columns of a column-major matrix with padded leading dimension, allocated to
- * its exact extent, and C a column-major tile in a sentinel frame; compared with the oracle on
- * the same B packed. */
-static void bcols_edges(void) {
-    if (!cur->bcols) T_SKIP("%s has no B-columns variant", cur->name);
+/* The in-place variants (when the kernel has them): `a_in`/`b_in` say which operand the kernel
+ * reads in place. Each is checked on every valid size of the dimension it leaves free (m_valid
+ * for bcols, n_valid for acols; abcols is a full tile), the kc set and betas of `edges`. An
+ * operand in place is MR rows / NR columns of a column-major matrix with a padded leading
+ * dimension, allocated to its exact extent (the sanitizer build catches reads past it); C is a
+ * column-major tile in a sentinel frame. Compared with the oracle on the same data packed. */
+static void inplace_edges(int a_in, int b_in) {
+    const char *form = a_in ? (b_in ? "abcols" : "acols") : "bcols";
+    if (a_in ? (b_in ? !cur->abcols : !cur->acols) : !cur->bcols)
+        T_SKIP("%s has no %s variant", cur->name, form);
     if (!cur->usable()) T_SKIP("%s: this CPU/OS cannot run %s", cur->name, cur->arch);
     const int mr = cur->mr, nr = cur->nr;
     const int64_t kcb = gk_cpu_blocking(gk_cpu_features_get(), mr, nr).kc;
@@ -137,52 +142,76 @@ static void bcols_edges(void) {
     const float betas[] = {0.0f, 1.0f, -1.0f, 0.5f};
     t_rng rng = {777};
     for (size_t ki = 0; ki < sizeof kcs / sizeof kcs[0]; ki++) {
-        const int64_t kc = kcs[ki], ldb = kc + 3;
+        const int64_t kc = kcs[ki], lda = mr + 3, ldb = kc + 3;
+        const int64_t a_len = a_in ? lda * (kc - 1) + mr : mr * kc;
+        const int64_t b_len = b_in ? ldb * (nr - 1) + kc : nr * kc;
         const int fr = mr + 4, fc = nr + 4;
+        float *a = malloc(sizeof(float) * (size_t)a_len);
+        float *b = malloc(sizeof(float) * (size_t)b_len);
         float *pa = malloc(sizeof(float) * (size_t)(mr * kc));
-        float *b = malloc(sizeof(float) * (size_t)(ldb * (nr - 1) + kc));
         float *pb = malloc(sizeof(float) * (size_t)(nr * kc));
         float *frame = malloc(sizeof(float) * (size_t)(fr * fc));
         float *oracle = malloc(sizeof(float) * (size_t)(fr * fc));
-        T_REQUIRE(pa && b && pb && frame && oracle, "out of memory");
-        t_fill_random(pa, mr * kc, &rng);
-        t_fill_random(b, ldb * (nr - 1) + kc, &rng);
-        for (int64_t p = 0; p < kc; p++)
+        T_REQUIRE(a && b && pa && pb && frame && oracle, "out of memory");
+        t_fill_random(a, a_len, &rng);
+        t_fill_random(b, b_len, &rng);
+        for (int64_t p = 0; p < kc; p++) {
+            for (int i = 0; i < mr; i++)
+                pa[p * mr + i] = a_in ? a[i + p * lda] : a[p * mr + i];
             for (int j = 0; j < nr; j++)
-                pb[p * nr + j] = b[p + j * ldb];
+                pb[p * nr + j] = b_in ? b[p + j * ldb] : b[p * nr + j];
+        }
         int failed = 0;
-        for (int mv = 1; mv <= mr && !failed; mv++)
+        const int vmax = a_in ? (b_in ? 1 : nr) : mr; /* the free dimension's sizes */
+        for (int v = 1; v <= vmax && !failed; v++)
             for (size_t bi = 0; bi < sizeof betas / sizeof betas[0] && !failed; bi++) {
-                const float alpha = mv % 2 ? 1.0f : -1.5f, beta = betas[bi];
+                const int mv = a_in ? mr : v, nv = a_in && !b_in ? v : nr;
+                const float alpha = v % 2 ? 1.0f : -1.5f, beta = betas[bi];
                 for (int i = 0; i < fr * fc; i++)
                     frame[i] = SENTINEL;
-                for (int j = 0; j < nr; j++)
+                for (int j = 0; j < nv; j++)
                     for (int i = 0; i < mv; i++)
                         frame[(2 + i) + (2 + j) * fr] = beta == 0.0f ? NAN : t_rng_float(&rng);
                 memcpy(oracle, frame, sizeof(float) * (size_t)(fr * fc));
-                cur->bcols(kc, pa, b, ldb, frame + 2 + 2 * fr, fr, alpha, beta, mv);
-                gk_ukr_ref(mr, nr, kc, pa, pb, oracle + 2 + 2 * fr, 1, fr, alpha, beta, mv, nr);
+                float *c = frame + 2 + 2 * fr;
+                if (a_in && b_in)
+                    cur->abcols(kc, a, lda, b, ldb, c, fr, alpha, beta);
+                else if (a_in)
+                    cur->acols(kc, a, lda, b, c, fr, alpha, beta, nv);
+                else
+                    cur->bcols(kc, a, b, ldb, c, fr, alpha, beta, mv);
+                gk_ukr_ref(mr, nr, kc, pa, pb, oracle + 2 + 2 * fr, 1, fr, alpha, beta, mv, nv);
                 /* inputs in [-1, 1), |alpha| <= 1.5: |C| terms sum to at most 1.5 kc + 1; both
                  * results round, hence twice the K-scaled bound */
                 const double bound = 2.0 * (double)(kc + 2) * FLT_EPSILON * (1.5 * kc + 1.0);
                 for (int j = 0; j < fc && !failed; j++)
                     for (int i = 0; i < fr && !failed; i++) {
                         const float got = frame[i + j * fr], want = oracle[i + j * fr];
-                        const int inside = i >= 2 && i < 2 + mv && j >= 2 && j < 2 + nr;
+                        const int inside = i >= 2 && i < 2 + mv && j >= 2 && j < 2 + nv;
                         const int ok = inside ? fabs((double)got - (double)want) <= bound
                                               : memcmp(&got, &SENTINEL, sizeof got) == 0;
                         if (!ok) {
-                            T_CHECK(
-                                0, "%s bcols kc=%lld mv=%d beta=%g: frame(%d,%d) = %.9g, want %.9g",
-                                cur->name, (long long)kc, mv, beta, i, j, got,
-                                inside ? want : SENTINEL);
+                            T_CHECK(0,
+                                    "%s %s kc=%lld mv=%d nv=%d beta=%g: frame(%d,%d) = %.9g, "
+                                    "want %.9g",
+                                    cur->name, form, (long long)kc, mv, nv, beta, i, j, got,
+                                    inside ? want : SENTINEL);
                             failed = 1;
                         }
                     }
             }
-        free(pa), free(b), free(pb), free(frame), free(oracle);
+        free(a), free(b), free(pa), free(pb), free(frame), free(oracle);
         if (failed) return;
     }
+}
+static void bcols_edges(void) {
+    inplace_edges(0, 1);
+}
+static void acols_edges(void) {
+    inplace_edges(1, 0);
+}
+static void abcols_edges(void) {
+    inplace_edges(1, 1);
 }
 
 /* The kernel inside the packed loop nest with tiny blocks (mc = 2 MR, kc = 16, nc = 4 NR), so
@@ -190,7 +219,8 @@ static void bcols_edges(void) {
  * slices of packed A, shared packed B and the barriers between them must not race. */
 static void frame_small_blocks(void) {
     if (!cur->usable()) T_SKIP("%s: this CPU/OS cannot run %s", cur->name, cur->arch);
-    /* 29 x 50 fits one row block, so plain B takes the B-columns variant where there is one;
+    /* 29 x 50 fits one row block, so plain B takes the B-columns variant where there is one
+     * (and plain A, whose columns span far less than L2 here, the A-columns variants);
      * 200 x 20 has many row blocks and fewer columns than one, so plain A streams by panel */
     const int64_t shapes[][3] = {{300, 200, 100}, {97, 700, 50}, {700, 37, 150},
                                  {33, 13, 5},     {29, 50, 40},  {200, 20, 70}};
@@ -239,6 +269,8 @@ static void registry(void) {
         T_CHECK(u->mr >= 1 && u->nr >= 1 && u->mr * u->nr <= GK_UKR_MAX_TILE, "%s tile", u->name);
         T_CHECK(gk_ukr_find(u->arch) == i, "%s: arch %s not unique", u->name, u->arch);
         T_CHECK(u->fn && u->usable && u->small, "%s: missing function", u->name);
+        T_CHECK(!u->abcols || (u->acols && u->bcols), "%s: abcols without acols and bcols",
+                u->name);
         gk_blocking b = gk_cpu_blocking(gk_cpu_features_get(), u->mr, u->nr);
         T_CHECK(b.kc >= 1 && b.mc >= u->mr && b.mc % u->mr == 0 && b.nc >= u->nr &&
                     b.nc % u->nr == 0,
@@ -259,6 +291,10 @@ int main(void) {
         t_run(name, strided);
         snprintf(name, sizeof name, "ukr_%s_bcols_edges", cur->name);
         t_run(name, bcols_edges);
+        snprintf(name, sizeof name, "ukr_%s_acols_edges", cur->name);
+        t_run(name, acols_edges);
+        snprintf(name, sizeof name, "ukr_%s_abcols_edges", cur->name);
+        t_run(name, abcols_edges);
         snprintf(name, sizeof name, "frame_%s_small_blocks", cur->name);
         t_run(name, frame_small_blocks);
     }

@@ -26,6 +26,7 @@ typedef struct gemm_ctx {
     int64_t mc, kc, nc; /* effective blocking for this call, per thread */
     int tm, tn;         /* thread grid for the team size `threads` */
     int bcols;          /* full B panels read in place by the kernel's bcols variant */
+    int acols;          /* full A panels read in place by the kernel's acols variant */
     int stream_a;       /* A packed one panel at a time, a later one prefetched (narrow B) */
     int threads;
     float *pa, *pb;
@@ -104,6 +105,26 @@ static void stream_a_block(const gemm_ctx *x, int64_t m0, int64_t m1, int64_t pc
     }
 }
 
+/* One tile with a packed A panel; B is a packed panel (ldb == 0) or NR columns in place. */
+static inline void run_tile(const gemm_ctx *x, int64_t kb, const float *pa, const float *b,
+                            int64_t ldb, float *c, float beta, int mv, int nv) {
+    const gk_gemm_args *g = x->g;
+    if (ldb)
+        x->u->bcols(kb, pa, b, ldb, c, g->ldc, g->alpha, beta, mv);
+    else
+        x->u->fn(kb, pa, b, c, 1, g->ldc, g->alpha, beta, mv, nv);
+}
+
+/* One tile with a full A panel read in place (A(i, p) = a[i + p*lda]); B as in run_tile. */
+static inline void run_tile_acols(const gemm_ctx *x, int64_t kb, const float *a, const float *b,
+                                  int64_t ldb, float *c, float beta, int nv) {
+    const gk_gemm_args *g = x->g;
+    if (ldb)
+        x->u->abcols(kb, a, g->lda, b, ldb, c, g->ldc, g->alpha, beta);
+    else
+        x->u->acols(kb, a, g->lda, b, c, g->ldc, g->alpha, beta, nv);
+}
+
 /* Thread tid's whole share: the C block of its row slice ti and column slice tj, computed by a
  * sequential five-loop nest with its own packed A and B buffers. A is packed tn times in all
  * and B tm times, the traffic choose_grid weighs, and in exchange no thread ever waits for
@@ -132,26 +153,28 @@ static void gemm_thread(const gemm_ctx *x, int tid, int nth) {
             }
             for (int64_t ic = m0; ic < m1; ic += x->mc) {
                 const int64_t mb = min64(x->mc, m1 - ic), npa = ceil_div(mb, mr);
-                pack_a(g, x->u, ic, pc, mb, kb, pa);
+                /* Panels read in place are not packed; a partial last one always is, at pa. */
+                const int64_t afull = x->acols ? mb / mr : 0;
+                if (afull < npa) pack_a(g, x->u, ic + afull * mr, pc, mb - afull * mr, kb, pa);
                 for (int64_t jr = 0; jr < npb; jr++) {
                     const int nv = (int)min64(nr, nb - jr * nr);
-                    float *cc = g->c + ic + (jc + jr * nr) * g->ldc;
+                    const int64_t j0 = jc + jr * nr;
+                    const float *bj = pb + jr * nr * kb;
+                    int64_t ldb = 0; /* B panel packed */
                     if (x->bcols && nv == nr) {
-                        const float *bj = g->b + pc + (jc + jr * nr) * g->ldb;
-                        for (int64_t ir = 0; ir < npa; ir++)
-                            x->u->bcols(kb, pa + ir * mr * kb, bj, g->ldb, cc + ir * mr, g->ldc,
-                                        g->alpha, beta, (int)min64(mr, mb - ir * mr));
-                        continue;
-                    }
-                    const float *pbj = pb + jr * nr * kb;
-                    if (x->bcols) { /* the last, partial panel is packed, zero-padded */
-                        pack_b(g, x->u, pc, jc + jr * nr, nv, kb, pb);
-                        pbj = pb;
+                        bj = g->b + pc + j0 * g->ldb, ldb = g->ldb;
+                    } else if (x->bcols) { /* the last, partial panel is packed, zero-padded */
+                        pack_b(g, x->u, pc, j0, nv, kb, pb);
+                        bj = pb;
                     }
                     for (int64_t ir = 0; ir < npa; ir++) {
+                        const int64_t i0 = ic + ir * mr;
+                        float *cc = g->c + i0 + j0 * g->ldc;
                         const int mv = (int)min64(mr, mb - ir * mr);
-                        x->u->fn(kb, pa + ir * mr * kb, pbj, cc + ir * mr, 1, g->ldc, g->alpha,
-                                 beta, mv, nv);
+                        if (ir < afull)
+                            run_tile_acols(x, kb, g->a + i0 + pc * g->lda, bj, ldb, cc, beta, nv);
+                        else
+                            run_tile(x, kb, pa + (ir - afull) * mr * kb, bj, ldb, cc, beta, mv, nv);
                     }
                 }
             }
@@ -235,6 +258,15 @@ gk_status gk_frame_gemm(const gk_gemm_args *g, const gk_ukr_desc *u, gk_blocking
      * 32x4096x4096 1.27x, 64x4096x4096 1.08x, 64^3 1.07x, 128^3 1.04x). With several row blocks
      * the packed panels win (1024^3 0.93x in place). */
     x.bcols = u->bcols && !g->transb && rows <= x.mc;
+    /* Plain A is read in place when a thread's rows fit one row block and the whole stretch of
+     * memory its kc columns span (lda apart) fits in L1: packing would only copy what is cached
+     * already. Spans past L1 are read back from L2 once per B panel, and there the packed panel
+     * is faster: its lines are contiguous, where a panel in place takes a piece of each of kc
+     * columns (Zen 3, 1 thread: 32^3 1.30x, 48^3 1.16x, 64^3 1.11x in place; 128^3-192^3 and
+     * 64x4096x4096 0.8-0.96x when L2 spans were let in). */
+    x.acols =
+        u->acols && (!x.bcols || u->abcols) && !g->transa && rows <= x.mc &&
+        (double)x.kc * (double)g->lda * sizeof(float) <= (double)gk_cpu_features_get()->l1d_bytes;
     /* A thread with more rows than one block and at most a block's width of columns streams A
      * panel by panel (stream_a_block); wider B is reused enough to amortise whole A blocks. Only
      * for kernels whose A micro-panel column fits one cache line (mr <= 16 floats), which is what

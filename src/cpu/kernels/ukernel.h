@@ -21,6 +21,13 @@
  * read in place from NR whole columns of a column-major matrix, B(p, j) = b[p + j * ldb], instead
  * of a packed panel, and C column-major (rs_c = 1, cs_c = ldc) with all NR columns valid. The
  * frame uses it to skip packing B, a transpose, where each B panel serves few A panels.
+ *
+ * Likewise an A-columns variant (gk_ukr_acols_fn, optional) reads A in place from MR whole rows of
+ * a column-major matrix, A(i, p) = a[i + p * lda] (one column of the tile is MR contiguous
+ * floats), with B packed, C column-major and any n_valid; and an A-and-B-columns variant
+ * (gk_ukr_abcols_fn) reads both in place for a whole MR x NR tile. The frame uses them where
+ * packing A would cost more than it saves: small calls whose A block stays in cache anyway. A
+ * partial A panel is always packed: reading MR rows in place could pass the end of the matrix.
  */
 #ifndef GK_CPU_KERNELS_UKERNEL_H
 #define GK_CPU_KERNELS_UKERNEL_H
@@ -32,6 +39,12 @@ typedef void (*gk_ukr_fn)(int64_t kc, const float *pa, const float *pb, float *c
 
 typedef void (*gk_ukr_bcols_fn)(int64_t kc, const float *pa, const float *b, int64_t ldb, float *c,
                                 int64_t ldc, float alpha, float beta, int m_valid);
+
+typedef void (*gk_ukr_acols_fn)(int64_t kc, const float *a, int64_t lda, const float *pb, float *c,
+                                int64_t ldc, float alpha, float beta, int n_valid);
+
+typedef void (*gk_ukr_abcols_fn)(int64_t kc, const float *a, int64_t lda, const float *b,
+                                 int64_t ldb, float *c, int64_t ldc, float alpha, float beta);
 
 /* Most entries the registry may hold (per-kernel tables elsewhere are sized by it). */
 #define GK_UKR_MAX_KERNELS 8
@@ -49,6 +62,8 @@ typedef struct gk_ukr_desc {
     int (*usable)(void); /* cpuid predicate: 1 when this CPU and OS can run it */
     void (*small)(const struct gk_gemm_args *g); /* unpacked small path for the same ISA */
     gk_ukr_bcols_fn bcols;                       /* B-columns variant, or NULL */
+    gk_ukr_acols_fn acols;                       /* A-columns variant, or NULL */
+    gk_ukr_abcols_fn abcols; /* A-and-B-columns variant (NULL unless acols and bcols are set) */
     /* block packing for the same ISA (frame/pack_body.h) */
     void (*pack)(float *dst, int w, int64_t lanes, int64_t kb, const float *src, int64_t ls,
                  int64_t ps, int64_t npan);

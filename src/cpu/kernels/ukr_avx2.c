@@ -17,7 +17,10 @@
  * and merged.
  *
  * The same assembly, with its B broadcasts addressed through a column stride, is the B-columns
- * variant (ukernel.h), which reads plain column-major B in place.
+ * variant (ukernel.h), which reads plain column-major B in place; with its A loads at a pointer
+ * that moves by a register stride, the A-columns variants, which read plain A in place. Edge
+ * tiles of at most 2 or 4 valid columns run a narrower copy of the loop that skips B's zero
+ * padding.
  */
 #include <immintrin.h>
 
@@ -30,8 +33,10 @@
 // clang-format off
 /* One k step at offset s (in steps) from the current pointers: A column in ymm12/13, B elements
  * broadcast alternately into ymm14/15 so consecutive broadcasts do not wait on each other.
- * BQ(s, j) is the address of B element (step s, column j): packed (pb[p*6 + j]) or a column of
- * the caller's B (b[p + j*ldb], columns 3-5 from b3 = b + 3*ldb). */
+ * The A column is packed (pa[p*16 + i], displacement s*64) or a column of the caller's A
+ * (a[i + p*lda], loaded at the pointer, which then moves by lda: `anext`). BQ(s, j) is the
+ * address of B element (step s, column j): packed (pb[p*6 + j]) or a column of the caller's B
+ * (b[p + j*ldb], columns 3-5 from b3 = b + 3*ldb). */
 #define BP(s, j) #s "*24+" #j "*4(%[b])"
 #define BC0(s) #s "*4(%[b])"
 #define BC1(s) #s "*4(%[b],%[ldb])"
@@ -42,21 +47,52 @@
 #define FMA2(bq, j0, j1)                                                                           \
     "vfmadd231ps %%ymm12, %%" bq ", %%ymm" #j0 "\n\t"                                              \
     "vfmadd231ps %%ymm13, %%" bq ", %%ymm" #j1 "\n\t"
-#define STEP6(s, b0, b1, b2, b3, b4, b5)                                                           \
-    "vmovups " #s "*64(%[a]), %%ymm12\n\t"                                                         \
-    "vmovups " #s "*64+32(%[a]), %%ymm13\n\t"                                                      \
-    "vbroadcastss " b0 ", %%ymm14\n\t"                                                             \
-    "vbroadcastss " b1 ", %%ymm15\n\t" FMA2("ymm14", 0, 1)                                         \
-    "vbroadcastss " b2 ", %%ymm14\n\t" FMA2("ymm15", 2, 3)                                         \
-    "vbroadcastss " b3 ", %%ymm15\n\t" FMA2("ymm14", 4, 5)                                         \
-    "vbroadcastss " b4 ", %%ymm14\n\t" FMA2("ymm15", 6, 7)                                         \
-    "vbroadcastss " b5 ", %%ymm15\n\t" FMA2("ymm14", 8, 9)                                         \
+/* The k step of a tile of width W = 2, 4 or 6 columns: every form takes the same 9 operands (A
+ * column address, its second half, the A pointer move, 6 B addresses) and uses the first W B
+ * addresses. HEAD loads A and broadcasts the first B element, BCAST_FMA broadcasts the next one
+ * while the FMAs of the previous one issue. */
+#define HEAD(a0, a1, anext, b0)                                                                    \
+    "vmovups " a0 ", %%ymm12\n\t"                                                                  \
+    "vmovups " a1 ", %%ymm13\n\t" anext                                                            \
+    "vbroadcastss " b0 ", %%ymm14\n\t"
+#define BCAST_FMA(b, yload, yfma, j0, j1) "vbroadcastss " b ", %%" yload "\n\t" FMA2(yfma, j0, j1)
+#define STEP_W2(a0, a1, anext, b0, b1, b2, b3, b4, b5)                                             \
+    HEAD(a0, a1, anext, b0) BCAST_FMA(b1, "ymm15", "ymm14", 0, 1) FMA2("ymm15", 2, 3)
+#define STEP_W4(a0, a1, anext, b0, b1, b2, b3, b4, b5)                                             \
+    HEAD(a0, a1, anext, b0) BCAST_FMA(b1, "ymm15", "ymm14", 0, 1)                                  \
+    BCAST_FMA(b2, "ymm14", "ymm15", 2, 3) BCAST_FMA(b3, "ymm15", "ymm14", 4, 5)                    \
+    FMA2("ymm15", 6, 7)
+#define STEP_W6(a0, a1, anext, b0, b1, b2, b3, b4, b5)                                             \
+    HEAD(a0, a1, anext, b0) BCAST_FMA(b1, "ymm15", "ymm14", 0, 1)                                  \
+    BCAST_FMA(b2, "ymm14", "ymm15", 2, 3) BCAST_FMA(b3, "ymm15", "ymm14", 4, 5)                    \
+    BCAST_FMA(b4, "ymm14", "ymm15", 6, 7) BCAST_FMA(b5, "ymm15", "ymm14", 8, 9)                    \
     FMA2("ymm15", 10, 11)
-#define STEP_PACKED(s) STEP6(s, BP(s, 0), BP(s, 1), BP(s, 2), BP(s, 3), BP(s, 4), BP(s, 5))
-#define STEP_COLS(s) STEP6(s, BC0(s), BC1(s), BC2(s), BC3(s), BC4(s), BC5(s))
+#define AP(s) #s "*64(%[a])", #s "*64+32(%[a])", ""
+#define AC(s) "(%[a])", "32(%[a])", "add %[lda], %[a]\n\t"
+#define BPS(s) BP(s, 0), BP(s, 1), BP(s, 2), BP(s, 3), BP(s, 4), BP(s, 5)
+#define BCS(s) BC0(s), BC1(s), BC2(s), BC3(s), BC4(s), BC5(s)
+#define STEP_X(F, A, B) F(A, B) /* expands A and B into their parts first */
+/* The steps: A packed or in place (P/C) x B packed or in place, full width; and the narrow
+ * widths (2, 4 columns) of the packed-B forms, for edge tiles. */
+#define STEP_PP(s) STEP_X(STEP_W6, AP(s), BPS(s))
+#define STEP_PC(s) STEP_X(STEP_W6, AP(s), BCS(s))
+#define STEP_CP(s) STEP_X(STEP_W6, AC(s), BPS(s))
+#define STEP_CC(s) STEP_X(STEP_W6, AC(s), BCS(s))
+#define STEP_PP2(s) STEP_X(STEP_W2, AP(s), BPS(s))
+#define STEP_CP2(s) STEP_X(STEP_W2, AC(s), BPS(s))
+#define STEP_PP4(s) STEP_X(STEP_W4, AP(s), BPS(s))
+#define STEP_CP4(s) STEP_X(STEP_W4, AC(s), BPS(s))
+/* Pointer moves after 4 steps / 1 step: packed A by 64 bytes a step (an A in place has moved in
+ * its steps), packed B by 24, a B in place by 4 in both of its column bases. */
+#define ADV_AP(n) "add $" #n "*64, %[a]\n\t"
+#define ADV_BP(n) "add $" #n "*24, %[b]\n\t"
+#define ADV_BC(n) "add $" #n "*4, %[b]\n\tadd $" #n "*4, %[b3]\n\t"
 /* Column j of C at address `col` (an operand expression such as "(%[c],%[ldc],2)"): the first
  * and last float of its 16, so both lines are fetched when the column straddles two. */
-#define PREFETCH_COL(col) "prefetchw " col "\n\t" "prefetchw 60" col "\n\t"
+#define PREFETCH_COL(r0, r1, col) "prefetchw " col "\n\t" "prefetchw 60" col "\n\t"
+#define ZERO(r0, r1, col)                                                                          \
+    "vxorps %%ymm" #r0 ", %%ymm" #r0 ", %%ymm" #r0 "\n\t"                                          \
+    "vxorps %%ymm" #r1 ", %%ymm" #r1 ", %%ymm" #r1 "\n\t"
 /* Finish column j (accumulators r0: rows 0-7, r1: rows 8-15), alpha in ymm14, beta in ymm15. */
 #define STORE_COL_BETA0(r0, r1, col)                                                               \
     "vmulps %%ymm" #r0 ", %%ymm14, %%ymm" #r0 "\n\t"                                               \
@@ -70,34 +106,23 @@
     "vfmadd231ps 32" col ", %%ymm15, %%ymm" #r1 "\n\t"                                             \
     "vmovups %%ymm" #r0 ", " col "\n\t"                                                            \
     "vmovups %%ymm" #r1 ", 32" col "\n\t"
-#define COLS(M)                                                                                    \
-    M(0, 1, "(%[c])") M(2, 3, "(%[c],%[ldc])") M(4, 5, "(%[c],%[ldc],2)")                          \
-    M(6, 7, "(%[c3])") M(8, 9, "(%[c3],%[ldc])") M(10, 11, "(%[c3],%[ldc],2)")
+/* M applied to the first 2, 4 or all 6 columns of the tile. */
+#define COLS2(M) M(0, 1, "(%[c])") M(2, 3, "(%[c],%[ldc])")
+#define COLS4(M) COLS2(M) M(4, 5, "(%[c],%[ldc],2)") M(6, 7, "(%[c3])")
+#define COLS6(M) COLS4(M) M(8, 9, "(%[c3],%[ldc])") M(10, 11, "(%[c3],%[ldc],2)")
 
 /* The whole tile: C(i, j) = alpha * sum_p A(i, p) B(p, j) + beta * C(i, j) at c + i + j*ldc
- * (ldc in bytes), C read only when %[beta_used] is non-zero. STEP is one of the k steps above;
- * ADVANCE4/ADVANCE1 move the B pointers by 4 steps / 1 step. */
-#define TILE_ASM(STEP, ADVANCE4, ADVANCE1)                                                         \
-        PREFETCH_COL("(%[c])") PREFETCH_COL("(%[c],%[ldc])") PREFETCH_COL("(%[c],%[ldc],2)")       \
-        PREFETCH_COL("(%[c3])") PREFETCH_COL("(%[c3],%[ldc])") PREFETCH_COL("(%[c3],%[ldc],2)")    \
-        "vxorps %%ymm0, %%ymm0, %%ymm0\n\t"                                                        \
-        "vxorps %%ymm1, %%ymm1, %%ymm1\n\t"                                                        \
-        "vxorps %%ymm2, %%ymm2, %%ymm2\n\t"                                                        \
-        "vxorps %%ymm3, %%ymm3, %%ymm3\n\t"                                                        \
-        "vxorps %%ymm4, %%ymm4, %%ymm4\n\t"                                                        \
-        "vxorps %%ymm5, %%ymm5, %%ymm5\n\t"                                                        \
-        "vxorps %%ymm6, %%ymm6, %%ymm6\n\t"                                                        \
-        "vxorps %%ymm7, %%ymm7, %%ymm7\n\t"                                                        \
-        "vxorps %%ymm8, %%ymm8, %%ymm8\n\t"                                                        \
-        "vxorps %%ymm9, %%ymm9, %%ymm9\n\t"                                                        \
-        "vxorps %%ymm10, %%ymm10, %%ymm10\n\t"                                                     \
-        "vxorps %%ymm11, %%ymm11, %%ymm11\n\t"                                                     \
+ * (ldc in bytes) for the W columns that COLS (COLS2/4/6) lists, C read only when %[beta_used] is
+ * non-zero. STEP is one of the k steps above; ADVANCE4/ADVANCE1 move the A and B pointers by 4
+ * steps / 1 step. */
+#define TILE_ASM(STEP, COLS, ADVANCE4, ADVANCE1)                                                   \
+        COLS(PREFETCH_COL)                                                                         \
+        COLS(ZERO)                                                                                 \
         "test %[k4], %[k4]\n\t"                                                                    \
         "jz 2f\n\t"                                                                                \
         ".p2align 5\n"                                                                             \
         "1:\n\t"                                                                                   \
         STEP(0) STEP(1) STEP(2) STEP(3)                                                            \
-        "add $256, %[a]\n\t"                                                                       \
         ADVANCE4                                                                                   \
         "dec %[k4]\n\t"                                                                            \
         "jnz 1b\n"                                                                                 \
@@ -106,7 +131,6 @@
         "jz 4f\n"                                                                                  \
         "3:\n\t"                                                                                   \
         STEP(0)                                                                                    \
-        "add $64, %[a]\n\t"                                                                        \
         ADVANCE1                                                                                   \
         "dec %[kr]\n\t"                                                                            \
         "jnz 3b\n"                                                                                 \
@@ -121,37 +145,38 @@
         COLS(STORE_COL)                                                                            \
         "7:\n\t"                                                                                   \
         "vzeroupper\n\t"
-#define TILE_CLOBBERS                                                                              \
-    "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",       \
-    "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "memory", "cc"
 
-/* B packed: element (p, j) at pb[p*6 + j]. ab = {alpha, beta}. */
-static void tile_packed(int64_t kc, const float *pa, const float *pb, float *c, int64_t ldc_bytes,
-                        const float *ab, int64_t beta_used) {
-    int64_t k4 = kc / 4, kr = kc % 4;
-    float *c3 = (float *)((char *)c + 3 * ldc_bytes);
-    __asm__ volatile(TILE_ASM(STEP_PACKED, "add $96, %[b]\n\t", "add $24, %[b]\n\t")
-                     : [a] "+r"(pa), [b] "+r"(pb), [k4] "+r"(k4), [kr] "+r"(kr)
-                     : [c] "r"(c), [c3] "r"(c3), [ldc] "r"(ldc_bytes), [ab] "r"(ab),
-                       [beta_used] "r"(beta_used)
-                     : TILE_CLOBBERS);
-}
-
-/* B as 6 columns of the caller's column-major matrix: element (p, j) at b[p + j*ldb]. */
-static void tile_cols(int64_t kc, const float *pa, const float *b, int64_t ldb_bytes, float *c,
-                      int64_t ldc_bytes, const float *ab, int64_t beta_used) {
-    int64_t k4 = kc / 4, kr = kc % 4;
-    float *c3 = (float *)((char *)c + 3 * ldc_bytes);
-    const float *b3 = (const float *)((const char *)b + 3 * ldb_bytes);
-    __asm__ volatile(TILE_ASM(STEP_COLS, "add $16, %[b]\n\tadd $16, %[b3]\n\t",
-                              "add $4, %[b]\n\tadd $4, %[b3]\n\t")
-                     : [a] "+r"(pa), [b] "+r"(b), [b3] "+r"(b3), [k4] "+r"(k4), [kr] "+r"(kr)
-                     : [ldb] "r"(ldb_bytes), [c] "r"(c), [c3] "r"(c3), [ldc] "r"(ldc_bytes),
-                       [ab] "r"(ab), [beta_used] "r"(beta_used)
-                     : TILE_CLOBBERS);
-}
+/* One tile routine per operand form and width (the contracts are in ukr_finish_body.h): A at a
+ * with column stride lda_bytes (packed: 64), B packed at b or columns of stride ldb_bytes. Each
+ * passes all operands, so the routines differ only in their assembly text. */
+#define TILE_FN(name, STEP, COLS, ADVANCE4, ADVANCE1)                                              \
+    static void name(int64_t kc, const float *a, int64_t lda_bytes, const float *b,                \
+                     int64_t ldb_bytes, float *c, int64_t ldc_bytes, const float *ab,              \
+                     int64_t beta_used) {                                                          \
+        int64_t k4 = kc / 4, kr = kc % 4;                                                          \
+        float *c3 = (float *)((char *)c + 3 * ldc_bytes);                                          \
+        const float *b3 = (const float *)((const char *)b + 3 * ldb_bytes);                        \
+        __asm__ volatile(TILE_ASM(STEP, COLS, ADVANCE4, ADVANCE1)                                  \
+                         : [a] "+r"(a), [b] "+r"(b), [b3] "+r"(b3), [k4] "+r"(k4), [kr] "+r"(kr)   \
+                         : [lda] "r"(lda_bytes), [ldb] "r"(ldb_bytes), [c] "r"(c), [c3] "r"(c3),   \
+                           [ldc] "r"(ldc_bytes), [ab] "r"(ab), [beta_used] "r"(beta_used)          \
+                         : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", \
+                           "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15",           \
+                           "memory", "cc");                                                        \
+    }
+TILE_FN(tile_pp, STEP_PP, COLS6, ADV_AP(4) ADV_BP(4), ADV_AP(1) ADV_BP(1))
+TILE_FN(tile_pc, STEP_PC, COLS6, ADV_AP(4) ADV_BC(4), ADV_AP(1) ADV_BC(1))
+TILE_FN(tile_cp, STEP_CP, COLS6, ADV_BP(4), ADV_BP(1))
+TILE_FN(tile_cc, STEP_CC, COLS6, ADV_BC(4), ADV_BC(1))
+/* Edge tiles of at most 2 or 4 valid columns (packed B is zero-padded to 6, but the padding need
+ * not be multiplied): a third or two thirds of the FMAs. */
+#define NARROW1 2
+#define NARROW2 4
+TILE_FN(tile_pp_n1, STEP_PP2, COLS2, ADV_AP(4) ADV_BP(4), ADV_AP(1) ADV_BP(1))
+TILE_FN(tile_cp_n1, STEP_CP2, COLS2, ADV_BP(4), ADV_BP(1))
+TILE_FN(tile_pp_n2, STEP_PP4, COLS4, ADV_AP(4) ADV_BP(4), ADV_AP(1) ADV_BP(1))
+TILE_FN(tile_cp_n2, STEP_CP4, COLS4, ADV_BP(4), ADV_BP(1))
 // clang-format on
 
 #define GK_UKR_NAME gk_ukr_avx2_16x6
-#define GK_UKR_BCOLS_NAME gk_ukr_avx2_16x6_bcols
 #include "cpu/kernels/ukr_finish_body.h"

@@ -42,7 +42,10 @@
  * AVX-512 Xeon (2026-11-22, tests/cpu: ukr_avx512_32x12_* and random_avx512_*, not timed).
  *
  * The same assembly, with its B broadcasts addressed through a column stride, is the B-columns
- * variant (ukernel.h), which reads plain column-major B in place.
+ * variant (ukernel.h), which reads plain column-major B in place; with its A loads at a pointer
+ * that moves by a register stride, the A-columns variants, which read plain A in place. Edge
+ * tiles of at most 4 or 8 valid columns run a narrower copy of the loop that skips B's zero
+ * padding.
  */
 #include "cpu/kernels/kernels.h"
 #include "cpu/kernels/ukernel.h"
@@ -51,12 +54,14 @@
 #define NR 12
 
 // clang-format off
-/* General registers of the block: a (A panel), b (B panel, or column 0 of B), k (steps left),
- * c and ldc (tile and its column stride in bytes), ab ({alpha, beta}), beta_used, ldb (B-columns
- * only) and r3, r6, r9: the addresses of columns 3, 6 and 9 of C, which in the B-columns
- * variant hold columns 3, 6 and 9 of B during the k loop. 10 registers (11 with ldb).
+/* General registers of the block: a and lda (A panel or column, its stride in bytes), b and ldb
+ * (B panel, or column 0 of B and the column stride), k (steps left), c and ldc (tile and its
+ * column stride in bytes), ab ({alpha, beta}), beta_used and r3, r6, r9: the addresses of
+ * columns 3, 6 and 9 of C, which in the B-columns forms hold columns 3, 6 and 9 of B during the
+ * k loop. 12 registers, whichever form.
  *
- * One k step at offset s (in steps) from the current pointers: A column in zmm0/1, B elements
+ * One k step at offset s (in steps) from the current pointers: A column in zmm0/1 (packed,
+ * displacement s*128, or in place: loaded at the pointer, which then moves by lda), B elements
  * broadcast alternately into zmm2/3 so consecutive broadcasts do not wait on each other.
  * BP(s, j) is packed B element (step s, column j), pb[p*12 + j]; BC(s, col) is element s of a
  * column of the caller's B, b[p + j*ldb], with col one of "(%[b])", "(%[b],%[ldb])", ...
@@ -67,30 +72,59 @@
 #define FMA2(bq, j0, j1)                                                                           \
     "vfmadd231ps %%zmm0, %%" bq ", %%zmm" #j0 "\n\t"                                               \
     "vfmadd231ps %%zmm1, %%" bq ", %%zmm" #j1 "\n\t"
-#define STEP12(s, b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11)                                \
-    "vmovups " #s "*128(%[a]), %%zmm0\n\t"                                                         \
-    "vmovups " #s "*128+64(%[a]), %%zmm1\n\t"                                                      \
-    "vbroadcastss " b0 ", %%zmm2\n\t"                                                              \
-    "vbroadcastss " b1 ", %%zmm3\n\t" FMA2("zmm2", 8, 9)                                           \
-    "vbroadcastss " b2 ", %%zmm2\n\t" FMA2("zmm3", 10, 11)                                         \
-    "vbroadcastss " b3 ", %%zmm3\n\t" FMA2("zmm2", 12, 13)                                         \
-    "vbroadcastss " b4 ", %%zmm2\n\t" FMA2("zmm3", 14, 15)                                         \
-    "vbroadcastss " b5 ", %%zmm3\n\t" FMA2("zmm2", 16, 17)                                         \
-    "vbroadcastss " b6 ", %%zmm2\n\t" FMA2("zmm3", 18, 19)                                         \
-    "vbroadcastss " b7 ", %%zmm3\n\t" FMA2("zmm2", 20, 21)                                         \
-    "vbroadcastss " b8 ", %%zmm2\n\t" FMA2("zmm3", 22, 23)                                         \
-    "vbroadcastss " b9 ", %%zmm3\n\t" FMA2("zmm2", 24, 25)                                         \
-    "vbroadcastss " b10 ", %%zmm2\n\t" FMA2("zmm3", 26, 27)                                        \
-    "vbroadcastss " b11 ", %%zmm3\n\t" FMA2("zmm2", 28, 29)                                        \
-    FMA2("zmm3", 30, 31)
-#define STEP_PACKED(s)                                                                             \
-    STEP12(s, BP(s, 0), BP(s, 1), BP(s, 2), BP(s, 3), BP(s, 4), BP(s, 5), BP(s, 6), BP(s, 7),     \
-           BP(s, 8), BP(s, 9), BP(s, 10), BP(s, 11))
-#define STEP_COLS(s)                                                                               \
-    STEP12(s, BC(s, "(%[b])"), BC(s, "(%[b],%[ldb])"), BC(s, "(%[b],%[ldb],2)"),                   \
-           BC(s, "(%[r3])"), BC(s, "(%[r3],%[ldb])"), BC(s, "(%[r3],%[ldb],2)"),                   \
-           BC(s, "(%[r6])"), BC(s, "(%[r6],%[ldb])"), BC(s, "(%[r6],%[ldb],2)"),                   \
-           BC(s, "(%[r9])"), BC(s, "(%[r9],%[ldb])"), BC(s, "(%[r9],%[ldb],2)"))
+/* The k step of a tile of width W = 4, 8 or 12 columns: every form takes the same 15 operands
+ * (A column address, its second half, the A pointer move, 12 B addresses) and uses the first W B
+ * addresses. HEAD loads A and the first broadcast, BCAST_FMA broadcasts the next B element
+ * while the FMAs of the previous one issue. */
+#define HEAD(a0, a1, anext, b0)                                                                    \
+    "vmovups " a0 ", %%zmm0\n\t"                                                                   \
+    "vmovups " a1 ", %%zmm1\n\t" anext                                                             \
+    "vbroadcastss " b0 ", %%zmm2\n\t"
+#define BCAST_FMA(b, zload, zfma, j0, j1) "vbroadcastss " b ", %%" zload "\n\t" FMA2(zfma, j0, j1)
+#define COLS_1_3(b1, b2, b3)                                                                       \
+    BCAST_FMA(b1, "zmm3", "zmm2", 8, 9) BCAST_FMA(b2, "zmm2", "zmm3", 10, 11)                      \
+    BCAST_FMA(b3, "zmm3", "zmm2", 12, 13)
+#define COLS_4_7(b4, b5, b6, b7)                                                                   \
+    BCAST_FMA(b4, "zmm2", "zmm3", 14, 15) BCAST_FMA(b5, "zmm3", "zmm2", 16, 17)                    \
+    BCAST_FMA(b6, "zmm2", "zmm3", 18, 19) BCAST_FMA(b7, "zmm3", "zmm2", 20, 21)
+#define COLS_8_11(b8, b9, b10, b11)                                                                \
+    BCAST_FMA(b8, "zmm2", "zmm3", 22, 23) BCAST_FMA(b9, "zmm3", "zmm2", 24, 25)                    \
+    BCAST_FMA(b10, "zmm2", "zmm3", 26, 27) BCAST_FMA(b11, "zmm3", "zmm2", 28, 29)
+#define STEP_W4(a0, a1, anext, b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11)                   \
+    HEAD(a0, a1, anext, b0) COLS_1_3(b1, b2, b3) FMA2("zmm3", 14, 15)
+#define STEP_W8(a0, a1, anext, b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11)                   \
+    HEAD(a0, a1, anext, b0) COLS_1_3(b1, b2, b3) COLS_4_7(b4, b5, b6, b7) FMA2("zmm3", 22, 23)
+#define STEP_W12(a0, a1, anext, b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11)                  \
+    HEAD(a0, a1, anext, b0) COLS_1_3(b1, b2, b3) COLS_4_7(b4, b5, b6, b7)                          \
+    COLS_8_11(b8, b9, b10, b11) FMA2("zmm3", 30, 31)
+#define AP(s) #s "*128(%[a])", #s "*128+64(%[a])", ""
+#define AC(s) "(%[a])", "64(%[a])", "add %[lda], %[a]\n\t"
+#define BPS(s)                                                                                     \
+    BP(s, 0), BP(s, 1), BP(s, 2), BP(s, 3), BP(s, 4), BP(s, 5), BP(s, 6), BP(s, 7), BP(s, 8),      \
+        BP(s, 9), BP(s, 10), BP(s, 11)
+#define BCS(s)                                                                                     \
+    BC(s, "(%[b])"), BC(s, "(%[b],%[ldb])"), BC(s, "(%[b],%[ldb],2)"), BC(s, "(%[r3])"),           \
+        BC(s, "(%[r3],%[ldb])"), BC(s, "(%[r3],%[ldb],2)"), BC(s, "(%[r6])"),                      \
+        BC(s, "(%[r6],%[ldb])"), BC(s, "(%[r6],%[ldb],2)"), BC(s, "(%[r9])"),                      \
+        BC(s, "(%[r9],%[ldb])"), BC(s, "(%[r9],%[ldb],2)")
+#define STEP_X(F, A, B) F(A, B) /* expands A and B into their parts first */
+/* The steps: A packed or in place (P/C) x B packed or in place, full width; and the narrow
+ * widths (4, 8 columns) of the packed-B forms, for edge tiles. */
+#define STEP_PP(s) STEP_X(STEP_W12, AP(s), BPS(s))
+#define STEP_PC(s) STEP_X(STEP_W12, AP(s), BCS(s))
+#define STEP_CP(s) STEP_X(STEP_W12, AC(s), BPS(s))
+#define STEP_CC(s) STEP_X(STEP_W12, AC(s), BCS(s))
+#define STEP_PP4(s) STEP_X(STEP_W4, AP(s), BPS(s))
+#define STEP_CP4(s) STEP_X(STEP_W4, AC(s), BPS(s))
+#define STEP_PP8(s) STEP_X(STEP_W8, AP(s), BPS(s))
+#define STEP_CP8(s) STEP_X(STEP_W8, AC(s), BPS(s))
+/* Pointer moves after 4 steps / 1 step: packed A by 128 bytes a step (an A in place has moved in
+ * its steps), packed B by 48, a B in place by 4 in all four of its column bases. */
+#define ADV_AP(n) "add $" #n "*128, %[a]\n\t"
+#define ADV_BP(n) "add $" #n "*48, %[b]\n\t"
+#define ADV_BC(n)                                                                                  \
+    "add $" #n "*4, %[b]\n\tadd $" #n "*4, %[r3]\n\t"                                              \
+    "add $" #n "*4, %[r6]\n\tadd $" #n "*4, %[r9]\n\t"
 /* r3, r6, r9 = base + 3, 6, 9 columns of stride ld (scaled indices only go to 8, and 3 is not
  * one of them: lea + add) */
 #define COL_PTRS(base, ld)                                                                         \
@@ -119,21 +153,26 @@
     "vfmadd231ps 64" col ", %%zmm1, %%zmm" #r1 "\n\t"                                              \
     "vmovups %%zmm" #r0 ", " col "\n\t"                                                            \
     "vmovups %%zmm" #r1 ", 64" col "\n\t"
-#define COLS(M)                                                                                    \
-    M(8, 9, "(%[c])") M(10, 11, "(%[c],%[ldc])") M(12, 13, "(%[c],%[ldc],2)")                      \
-    M(14, 15, "(%[r3])") M(16, 17, "(%[r3],%[ldc])") M(18, 19, "(%[r3],%[ldc],2)")                 \
-    M(20, 21, "(%[r6])") M(22, 23, "(%[r6],%[ldc])") M(24, 25, "(%[r6],%[ldc],2)")                 \
-    M(26, 27, "(%[r9])") M(28, 29, "(%[r9],%[ldc])") M(30, 31, "(%[r9],%[ldc],2)")
+/* M applied to the first 4, 8 or all 12 columns of the tile. */
+#define COLS4(M)                                                                                   \
+    M(8, 9, "(%[c])") M(10, 11, "(%[c],%[ldc])") M(12, 13, "(%[c],%[ldc],2)") M(14, 15, "(%[r3])")
+#define COLS8(M)                                                                                   \
+    COLS4(M) M(16, 17, "(%[r3],%[ldc])") M(18, 19, "(%[r3],%[ldc],2)") M(20, 21, "(%[r6])")        \
+    M(22, 23, "(%[r6],%[ldc])")
+#define COLS12(M)                                                                                  \
+    COLS8(M) M(24, 25, "(%[r6],%[ldc],2)") M(26, 27, "(%[r9])") M(28, 29, "(%[r9],%[ldc])")        \
+    M(30, 31, "(%[r9],%[ldc],2)")
 #define ZERO(r0, r1, col)                                                                          \
     "vpxord %%zmm" #r0 ", %%zmm" #r0 ", %%zmm" #r0 "\n\t"                                          \
     "vpxord %%zmm" #r1 ", %%zmm" #r1 ", %%zmm" #r1 "\n\t"
 
 /* The whole tile: C(i, j) = alpha * sum_p A(i, p) B(p, j) + beta * C(i, j) at c + i + j*ldc
- * (ldc in bytes), C read only when %[beta_used] is non-zero. STEP is one of the k steps above;
- * SETUP_B points r3/r6/r9 at the B columns after they served the C prefetch, ADVANCE4/ADVANCE1
- * move the B pointers by 4 steps / 1 step, and RESTORE_C points r3/r6/r9 back at C. The k loop
+ * (ldc in bytes) for the columns that COLS (COLS4/8/12) lists, C read only when %[beta_used] is
+ * non-zero. STEP is one of the k steps above; SETUP_B points r3/r6/r9 at the B columns after
+ * they served the C prefetch, ADVANCE4/ADVANCE1 move the A and B pointers by 4 steps / 1 step,
+ * and RESTORE_C points r3/r6/r9 back at C. The k loop
  * counts k down from kc - 4 by 4 while it stays >= 0; k + 4 is then kc % 4, the remainder. */
-#define TILE_ASM(STEP, SETUP_B, ADVANCE4, ADVANCE1, RESTORE_C)                                     \
+#define TILE_ASM(STEP, COLS, SETUP_B, ADVANCE4, ADVANCE1, RESTORE_C)                               \
         COL_PTRS("c", "ldc")                                                                       \
         COLS(PREFETCH_COL)                                                                         \
         SETUP_B                                                                                    \
@@ -143,7 +182,6 @@
         ".p2align 5\n"                                                                             \
         "1:\n\t"                                                                                   \
         STEP(0) STEP(1) STEP(2) STEP(3)                                                            \
-        "add $512, %[a]\n\t"                                                                       \
         ADVANCE4                                                                                   \
         "sub $4, %[k]\n\t"                                                                         \
         "jge 1b\n"                                                                                 \
@@ -152,7 +190,6 @@
         "jz 4f\n"                                                                                  \
         "3:\n\t"                                                                                   \
         STEP(0)                                                                                    \
-        "add $128, %[a]\n\t"                                                                       \
         ADVANCE1                                                                                   \
         "dec %[k]\n\t"                                                                             \
         "jnz 3b\n"                                                                                 \
@@ -168,43 +205,43 @@
         COLS(STORE_COL)                                                                            \
         "7:\n\t"                                                                                   \
         "vzeroupper\n\t"
-#define TILE_CLOBBERS                                                                              \
-    "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9", "xmm10",       \
-    "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16", "xmm17", "xmm18", "xmm19", "xmm20",      \
-    "xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30",      \
-    "xmm31", "memory", "cc"
 
-/* B packed: element (p, j) at pb[p*12 + j]. ab = {alpha, beta}. kc >= 1. */
-static void tile_packed(int64_t kc, const float *pa, const float *pb, float *c, int64_t ldc_bytes,
-                        const float *ab, int64_t beta_used) {
-    int64_t k = kc;
-    char *r3, *r6, *r9;
-    __asm__ volatile(TILE_ASM(STEP_PACKED, "", "add $192, %[b]\n\t", "add $48, %[b]\n\t", "")
-                     : [a] "+r"(pa), [b] "+r"(pb), [k] "+r"(k), [r3] "=&r"(r3), [r6] "=&r"(r6),
-                       [r9] "=&r"(r9)
-                     : [c] "r"(c), [ldc] "r"(ldc_bytes), [ab] "r"(ab), [beta_used] "r"(beta_used)
-                     : TILE_CLOBBERS);
-}
-
-/* B as 12 columns of the caller's column-major matrix: element (p, j) at b[p + j*ldb]. */
-static void tile_cols(int64_t kc, const float *pa, const float *b, int64_t ldb_bytes, float *c,
-                      int64_t ldc_bytes, const float *ab, int64_t beta_used) {
-    int64_t k = kc;
-    char *r3, *r6, *r9;
-    __asm__ volatile(TILE_ASM(STEP_COLS, COL_PTRS("b", "ldb"),
-                              "add $16, %[b]\n\tadd $16, %[r3]\n\t"
-                              "add $16, %[r6]\n\tadd $16, %[r9]\n\t",
-                              "add $4, %[b]\n\tadd $4, %[r3]\n\t"
-                              "add $4, %[r6]\n\tadd $4, %[r9]\n\t",
-                              COL_PTRS("c", "ldc"))
-                     : [a] "+r"(pa), [b] "+r"(b), [k] "+r"(k), [r3] "=&r"(r3), [r6] "=&r"(r6),
-                       [r9] "=&r"(r9)
-                     : [ldb] "r"(ldb_bytes), [c] "r"(c), [ldc] "r"(ldc_bytes), [ab] "r"(ab),
-                       [beta_used] "r"(beta_used)
-                     : TILE_CLOBBERS);
-}
+/* One tile routine per operand form (the contract of all four is in ukr_finish_body.h): A at a
+ * with column stride lda_bytes (packed: 128), B packed at b or columns of stride ldb_bytes; each
+ * form passes all operands, so the routines differ only in their assembly text. SETUP_B points
+ * r3/r6/r9 at B columns 3/6/9 after they served the C prefetch and RESTORE_C points them back. */
+#define TILE_FN(name, STEP, COLS, SETUP_B, ADVANCE4, ADVANCE1, RESTORE_C)                          \
+    static void name(int64_t kc, const float *a, int64_t lda_bytes, const float *b,                \
+                     int64_t ldb_bytes, float *c, int64_t ldc_bytes, const float *ab,              \
+                     int64_t beta_used) {                                                          \
+        int64_t k = kc;                                                                            \
+        char *r3, *r6, *r9;                                                                        \
+        __asm__ volatile(TILE_ASM(STEP, COLS, SETUP_B, ADVANCE4, ADVANCE1, RESTORE_C)              \
+                         : [a] "+r"(a), [b] "+r"(b), [k] "+r"(k), [r3] "=&r"(r3), [r6] "=&r"(r6),  \
+                           [r9] "=&r"(r9)                                                          \
+                         : [lda] "r"(lda_bytes), [ldb] "r"(ldb_bytes), [c] "r"(c),                 \
+                           [ldc] "r"(ldc_bytes), [ab] "r"(ab), [beta_used] "r"(beta_used)          \
+                         : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", \
+                           "xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15", "xmm16",  \
+                           "xmm17", "xmm18", "xmm19", "xmm20", "xmm21", "xmm22", "xmm23", "xmm24", \
+                           "xmm25", "xmm26", "xmm27", "xmm28", "xmm29", "xmm30", "xmm31",          \
+                           "memory", "cc");                                                        \
+    }
+#define B_COLS COL_PTRS("b", "ldb")
+#define C_COLS COL_PTRS("c", "ldc")
+TILE_FN(tile_pp, STEP_PP, COLS12, "", ADV_AP(4) ADV_BP(4), ADV_AP(1) ADV_BP(1), "")
+TILE_FN(tile_pc, STEP_PC, COLS12, B_COLS, ADV_AP(4) ADV_BC(4), ADV_AP(1) ADV_BC(1), C_COLS)
+TILE_FN(tile_cp, STEP_CP, COLS12, "", ADV_BP(4), ADV_BP(1), "")
+TILE_FN(tile_cc, STEP_CC, COLS12, B_COLS, ADV_BC(4), ADV_BC(1), C_COLS)
+/* Edge tiles of at most 4 or 8 valid columns (packed B is zero-padded to 12, but its padding
+ * need not be multiplied): a third or two thirds of the FMAs. */
+#define NARROW1 4
+#define NARROW2 8
+TILE_FN(tile_pp_n1, STEP_PP4, COLS4, "", ADV_AP(4) ADV_BP(4), ADV_AP(1) ADV_BP(1), "")
+TILE_FN(tile_cp_n1, STEP_CP4, COLS4, "", ADV_BP(4), ADV_BP(1), "")
+TILE_FN(tile_pp_n2, STEP_PP8, COLS8, "", ADV_AP(4) ADV_BP(4), ADV_AP(1) ADV_BP(1), "")
+TILE_FN(tile_cp_n2, STEP_CP8, COLS8, "", ADV_BP(4), ADV_BP(1), "")
 // clang-format on
 
 #define GK_UKR_NAME gk_ukr_avx512_32x12
-#define GK_UKR_BCOLS_NAME gk_ukr_avx512_32x12_bcols
 #include "cpu/kernels/ukr_finish_body.h"
