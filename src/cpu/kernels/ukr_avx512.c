@@ -72,31 +72,37 @@
 #define FMA2(bq, j0, j1)                                                                           \
     "vfmadd231ps %%zmm0, %%" bq ", %%zmm" #j0 "\n\t"                                               \
     "vfmadd231ps %%zmm1, %%" bq ", %%zmm" #j1 "\n\t"
+#define FMA2_H(bq, j0, j1) "vfmadd231ps %%zmm0, %%" bq ", %%zmm" #j0 "\n\t"
 /* The k step of a tile of width W = 4, 8 or 12 columns: every form takes the same 15 operands
  * (A column address, its second half, the A pointer move, 12 B addresses) and uses the first W B
- * addresses. HEAD loads A and the first broadcast, BCAST_FMA broadcasts the next B element
- * while the FMAs of the previous one issue. */
+ * addresses. H is empty for the full height or _H for the half (rows 0-15, through HEAD_H and
+ * FMA2_H: one A vector, one FMA per column). HEAD loads A and the first broadcast, BCAST_FMA
+ * broadcasts the next B element while the FMAs of the previous one issue. */
 #define HEAD(a0, a1, anext, b0)                                                                    \
     "vmovups " a0 ", %%zmm0\n\t"                                                                   \
     "vmovups " a1 ", %%zmm1\n\t" anext                                                             \
     "vbroadcastss " b0 ", %%zmm2\n\t"
-#define BCAST_FMA(b, zload, zfma, j0, j1) "vbroadcastss " b ", %%" zload "\n\t" FMA2(zfma, j0, j1)
-#define COLS_1_3(b1, b2, b3)                                                                       \
-    BCAST_FMA(b1, "zmm3", "zmm2", 8, 9) BCAST_FMA(b2, "zmm2", "zmm3", 10, 11)                      \
-    BCAST_FMA(b3, "zmm3", "zmm2", 12, 13)
-#define COLS_4_7(b4, b5, b6, b7)                                                                   \
-    BCAST_FMA(b4, "zmm2", "zmm3", 14, 15) BCAST_FMA(b5, "zmm3", "zmm2", 16, 17)                    \
-    BCAST_FMA(b6, "zmm2", "zmm3", 18, 19) BCAST_FMA(b7, "zmm3", "zmm2", 20, 21)
-#define COLS_8_11(b8, b9, b10, b11)                                                                \
-    BCAST_FMA(b8, "zmm2", "zmm3", 22, 23) BCAST_FMA(b9, "zmm3", "zmm2", 24, 25)                    \
-    BCAST_FMA(b10, "zmm2", "zmm3", 26, 27) BCAST_FMA(b11, "zmm3", "zmm2", 28, 29)
-#define STEP_W4(a0, a1, anext, b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11)                   \
-    HEAD(a0, a1, anext, b0) COLS_1_3(b1, b2, b3) FMA2("zmm3", 14, 15)
-#define STEP_W8(a0, a1, anext, b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11)                   \
-    HEAD(a0, a1, anext, b0) COLS_1_3(b1, b2, b3) COLS_4_7(b4, b5, b6, b7) FMA2("zmm3", 22, 23)
-#define STEP_W12(a0, a1, anext, b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11)                  \
-    HEAD(a0, a1, anext, b0) COLS_1_3(b1, b2, b3) COLS_4_7(b4, b5, b6, b7)                          \
-    COLS_8_11(b8, b9, b10, b11) FMA2("zmm3", 30, 31)
+#define HEAD_H(a0, a1, anext, b0)                                                                  \
+    "vmovups " a0 ", %%zmm0\n\t" anext "vbroadcastss " b0 ", %%zmm2\n\t"
+#define BCAST_FMA(H, b, zload, zfma, j0, j1)                                                       \
+    "vbroadcastss " b ", %%" zload "\n\t" FMA2##H(zfma, j0, j1)
+#define COLS_1_3(H, b1, b2, b3)                                                                    \
+    BCAST_FMA(H, b1, "zmm3", "zmm2", 8, 9) BCAST_FMA(H, b2, "zmm2", "zmm3", 10, 11)                \
+    BCAST_FMA(H, b3, "zmm3", "zmm2", 12, 13)
+#define COLS_4_7(H, b4, b5, b6, b7)                                                                \
+    BCAST_FMA(H, b4, "zmm2", "zmm3", 14, 15) BCAST_FMA(H, b5, "zmm3", "zmm2", 16, 17)              \
+    BCAST_FMA(H, b6, "zmm2", "zmm3", 18, 19) BCAST_FMA(H, b7, "zmm3", "zmm2", 20, 21)
+#define COLS_8_11(H, b8, b9, b10, b11)                                                             \
+    BCAST_FMA(H, b8, "zmm2", "zmm3", 22, 23) BCAST_FMA(H, b9, "zmm3", "zmm2", 24, 25)              \
+    BCAST_FMA(H, b10, "zmm2", "zmm3", 26, 27) BCAST_FMA(H, b11, "zmm3", "zmm2", 28, 29)
+#define STEP_W4(H, a0, a1, anext, b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11)                \
+    HEAD##H(a0, a1, anext, b0) COLS_1_3(H, b1, b2, b3) FMA2##H("zmm3", 14, 15)
+#define STEP_W8(H, a0, a1, anext, b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11)                \
+    HEAD##H(a0, a1, anext, b0) COLS_1_3(H, b1, b2, b3) COLS_4_7(H, b4, b5, b6, b7)                 \
+    FMA2##H("zmm3", 22, 23)
+#define STEP_W12(H, a0, a1, anext, b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11)               \
+    HEAD##H(a0, a1, anext, b0) COLS_1_3(H, b1, b2, b3) COLS_4_7(H, b4, b5, b6, b7)                 \
+    COLS_8_11(H, b8, b9, b10, b11) FMA2##H("zmm3", 30, 31)
 #define AP(s) #s "*128(%[a])", #s "*128+64(%[a])", ""
 #define AC(s) "(%[a])", "64(%[a])", "add %[lda], %[a]\n\t"
 #define BPS(s)                                                                                     \
@@ -107,17 +113,23 @@
         BC(s, "(%[r3],%[ldb])"), BC(s, "(%[r3],%[ldb],2)"), BC(s, "(%[r6])"),                      \
         BC(s, "(%[r6],%[ldb])"), BC(s, "(%[r6],%[ldb],2)"), BC(s, "(%[r9])"),                      \
         BC(s, "(%[r9],%[ldb])"), BC(s, "(%[r9],%[ldb],2)")
-#define STEP_X(F, A, B) F(A, B) /* expands A and B into their parts first */
+#define STEP_X(F, H, A, B) F(H, A, B) /* expands A and B into their parts first */
 /* The steps: A packed or in place (P/C) x B packed or in place, full width; and the narrow
  * widths (4, 8 columns) of the packed-B forms, for edge tiles. */
-#define STEP_PP(s) STEP_X(STEP_W12, AP(s), BPS(s))
-#define STEP_PC(s) STEP_X(STEP_W12, AP(s), BCS(s))
-#define STEP_CP(s) STEP_X(STEP_W12, AC(s), BPS(s))
-#define STEP_CC(s) STEP_X(STEP_W12, AC(s), BCS(s))
-#define STEP_PP4(s) STEP_X(STEP_W4, AP(s), BPS(s))
-#define STEP_CP4(s) STEP_X(STEP_W4, AC(s), BPS(s))
-#define STEP_PP8(s) STEP_X(STEP_W8, AP(s), BPS(s))
-#define STEP_CP8(s) STEP_X(STEP_W8, AC(s), BPS(s))
+#define STEP_PP(s) STEP_X(STEP_W12, , AP(s), BPS(s))
+#define STEP_PC(s) STEP_X(STEP_W12, , AP(s), BCS(s))
+#define STEP_CP(s) STEP_X(STEP_W12, , AC(s), BPS(s))
+#define STEP_CC(s) STEP_X(STEP_W12, , AC(s), BCS(s))
+#define STEP_PP4(s) STEP_X(STEP_W4, , AP(s), BPS(s))
+#define STEP_CP4(s) STEP_X(STEP_W4, , AC(s), BPS(s))
+#define STEP_PP8(s) STEP_X(STEP_W8, , AP(s), BPS(s))
+#define STEP_CP8(s) STEP_X(STEP_W8, , AC(s), BPS(s))
+/* Half height (_H: rows 0-15 only, one FMA per column) for edge tiles of at most 16 valid rows,
+ * which only a packed A panel has (a partial panel is never read in place). */
+#define STEP_PP_H(s) STEP_X(STEP_W12, _H, AP(s), BPS(s))
+#define STEP_PC_H(s) STEP_X(STEP_W12, _H, AP(s), BCS(s))
+#define STEP_PP4_H(s) STEP_X(STEP_W4, _H, AP(s), BPS(s))
+#define STEP_PP8_H(s) STEP_X(STEP_W8, _H, AP(s), BPS(s))
 /* Pointer moves after 4 steps / 1 step: packed A by 128 bytes a step (an A in place has moved in
  * its steps), packed B by 48, a B in place by 4 in all four of its column bases. */
 #define ADV_AP(n) "add $" #n "*128, %[a]\n\t"
@@ -140,6 +152,7 @@
     "prefetchw " col "\n\t"                                                                        \
     "prefetchw 64" col "\n\t"                                                                      \
     "prefetchw 124" col "\n\t"
+#define PREFETCH_COL_H(r0, r1, col) "prefetchw " col "\n\t" "prefetchw 60" col "\n\t"
 /* Finish column j (accumulators r0: rows 0-15, r1: rows 16-31), alpha in zmm0, beta in zmm1. */
 #define STORE_COL_BETA0(r0, r1, col)                                                               \
     "vmulps %%zmm" #r0 ", %%zmm0, %%zmm" #r0 "\n\t"                                                \
@@ -165,6 +178,15 @@
 #define ZERO(r0, r1, col)                                                                          \
     "vpxord %%zmm" #r0 ", %%zmm" #r0 ", %%zmm" #r0 "\n\t"                                          \
     "vpxord %%zmm" #r1 ", %%zmm" #r1 ", %%zmm" #r1 "\n\t"
+/* The same for the half-height tile: rows 0-15 of each column only. */
+#define ZERO_H(r0, r1, col) "vpxord %%zmm" #r0 ", %%zmm" #r0 ", %%zmm" #r0 "\n\t"
+#define STORE_COL_BETA0_H(r0, r1, col)                                                             \
+    "vmulps %%zmm" #r0 ", %%zmm0, %%zmm" #r0 "\n\t"                                                \
+    "vmovups %%zmm" #r0 ", " col "\n\t"
+#define STORE_COL_H(r0, r1, col)                                                                   \
+    "vmulps %%zmm" #r0 ", %%zmm0, %%zmm" #r0 "\n\t"                                                \
+    "vfmadd231ps " col ", %%zmm1, %%zmm" #r0 "\n\t"                                                \
+    "vmovups %%zmm" #r0 ", " col "\n\t"
 
 /* The whole tile: C(i, j) = alpha * sum_p A(i, p) B(p, j) + beta * C(i, j) at c + i + j*ldc
  * (ldc in bytes) for the columns that COLS (COLS4/8/12) lists, C read only when %[beta_used] is
@@ -172,11 +194,11 @@
  * they served the C prefetch, ADVANCE4/ADVANCE1 move the A and B pointers by 4 steps / 1 step,
  * and RESTORE_C points r3/r6/r9 back at C. The k loop
  * counts k down from kc - 4 by 4 while it stays >= 0; k + 4 is then kc % 4, the remainder. */
-#define TILE_ASM(STEP, COLS, SETUP_B, ADVANCE4, ADVANCE1, RESTORE_C)                               \
+#define TILE_ASM(STEP, COLS, H, SETUP_B, ADVANCE4, ADVANCE1, RESTORE_C)                            \
         COL_PTRS("c", "ldc")                                                                       \
-        COLS(PREFETCH_COL)                                                                         \
+        COLS(PREFETCH_COL##H)                                                                      \
         SETUP_B                                                                                    \
-        COLS(ZERO)                                                                                 \
+        COLS(ZERO##H)                                                                              \
         "sub $4, %[k]\n\t"                                                                         \
         "jl 2f\n\t"                                                                                \
         ".p2align 5\n"                                                                             \
@@ -198,11 +220,11 @@
         "vbroadcastss (%[ab]), %%zmm0\n\t"                                                         \
         "test %[beta_used], %[beta_used]\n\t"                                                      \
         "jnz 6f\n\t"                                                                               \
-        COLS(STORE_COL_BETA0)                                                                      \
+        COLS(STORE_COL_BETA0##H)                                                                   \
         "jmp 7f\n"                                                                                 \
         "6:\n\t"                                                                                   \
         "vbroadcastss 4(%[ab]), %%zmm1\n\t"                                                        \
-        COLS(STORE_COL)                                                                            \
+        COLS(STORE_COL##H)                                                                         \
         "7:\n\t"                                                                                   \
         "vzeroupper\n\t"
 
@@ -210,13 +232,13 @@
  * with column stride lda_bytes (packed: 128), B packed at b or columns of stride ldb_bytes; each
  * form passes all operands, so the routines differ only in their assembly text. SETUP_B points
  * r3/r6/r9 at B columns 3/6/9 after they served the C prefetch and RESTORE_C points them back. */
-#define TILE_FN(name, STEP, COLS, SETUP_B, ADVANCE4, ADVANCE1, RESTORE_C)                          \
+#define TILE_FN(name, STEP, COLS, H, SETUP_B, ADVANCE4, ADVANCE1, RESTORE_C)                       \
     static void name(int64_t kc, const float *a, int64_t lda_bytes, const float *b,                \
                      int64_t ldb_bytes, float *c, int64_t ldc_bytes, const float *ab,              \
                      int64_t beta_used) {                                                          \
         int64_t k = kc;                                                                            \
         char *r3, *r6, *r9;                                                                        \
-        __asm__ volatile(TILE_ASM(STEP, COLS, SETUP_B, ADVANCE4, ADVANCE1, RESTORE_C)              \
+        __asm__ volatile(TILE_ASM(STEP, COLS, H, SETUP_B, ADVANCE4, ADVANCE1, RESTORE_C)           \
                          : [a] "+r"(a), [b] "+r"(b), [k] "+r"(k), [r3] "=&r"(r3), [r6] "=&r"(r6),  \
                            [r9] "=&r"(r9)                                                          \
                          : [lda] "r"(lda_bytes), [ldb] "r"(ldb_bytes), [c] "r"(c),                 \
@@ -229,18 +251,23 @@
     }
 #define B_COLS COL_PTRS("b", "ldb")
 #define C_COLS COL_PTRS("c", "ldc")
-TILE_FN(tile_pp, STEP_PP, COLS12, "", ADV_AP(4) ADV_BP(4), ADV_AP(1) ADV_BP(1), "")
-TILE_FN(tile_pc, STEP_PC, COLS12, B_COLS, ADV_AP(4) ADV_BC(4), ADV_AP(1) ADV_BC(1), C_COLS)
-TILE_FN(tile_cp, STEP_CP, COLS12, "", ADV_BP(4), ADV_BP(1), "")
-TILE_FN(tile_cc, STEP_CC, COLS12, B_COLS, ADV_BC(4), ADV_BC(1), C_COLS)
+TILE_FN(tile_pp, STEP_PP, COLS12, , "", ADV_AP(4) ADV_BP(4), ADV_AP(1) ADV_BP(1), "")
+TILE_FN(tile_pc, STEP_PC, COLS12, , B_COLS, ADV_AP(4) ADV_BC(4), ADV_AP(1) ADV_BC(1), C_COLS)
+TILE_FN(tile_cp, STEP_CP, COLS12, , "", ADV_BP(4), ADV_BP(1), "")
+TILE_FN(tile_cc, STEP_CC, COLS12, , B_COLS, ADV_BC(4), ADV_BC(1), C_COLS)
 /* Edge tiles of at most 4 or 8 valid columns (packed B is zero-padded to 12, but its padding
  * need not be multiplied): a third or two thirds of the FMAs. */
 #define NARROW1 4
 #define NARROW2 8
-TILE_FN(tile_pp_n1, STEP_PP4, COLS4, "", ADV_AP(4) ADV_BP(4), ADV_AP(1) ADV_BP(1), "")
-TILE_FN(tile_cp_n1, STEP_CP4, COLS4, "", ADV_BP(4), ADV_BP(1), "")
-TILE_FN(tile_pp_n2, STEP_PP8, COLS8, "", ADV_AP(4) ADV_BP(4), ADV_AP(1) ADV_BP(1), "")
-TILE_FN(tile_cp_n2, STEP_CP8, COLS8, "", ADV_BP(4), ADV_BP(1), "")
+TILE_FN(tile_pp_n1, STEP_PP4, COLS4, , "", ADV_AP(4) ADV_BP(4), ADV_AP(1) ADV_BP(1), "")
+TILE_FN(tile_cp_n1, STEP_CP4, COLS4, , "", ADV_BP(4), ADV_BP(1), "")
+TILE_FN(tile_pp_n2, STEP_PP8, COLS8, , "", ADV_AP(4) ADV_BP(4), ADV_AP(1) ADV_BP(1), "")
+TILE_FN(tile_cp_n2, STEP_CP8, COLS8, , "", ADV_BP(4), ADV_BP(1), "")
+/* Edge tiles of at most 16 valid rows: half the FMAs. */
+TILE_FN(tile_pp_h, STEP_PP_H, COLS12, _H, "", ADV_AP(4) ADV_BP(4), ADV_AP(1) ADV_BP(1), "")
+TILE_FN(tile_pc_h, STEP_PC_H, COLS12, _H, B_COLS, ADV_AP(4) ADV_BC(4), ADV_AP(1) ADV_BC(1), C_COLS)
+TILE_FN(tile_pp_h_n1, STEP_PP4_H, COLS4, _H, "", ADV_AP(4) ADV_BP(4), ADV_AP(1) ADV_BP(1), "")
+TILE_FN(tile_pp_h_n2, STEP_PP8_H, COLS8, _H, "", ADV_AP(4) ADV_BP(4), ADV_AP(1) ADV_BP(1), "")
 // clang-format on
 
 #define GK_UKR_NAME gk_ukr_avx512_32x12
