@@ -62,6 +62,9 @@ static void pack_b(const gk_gemm_args *g, const gk_ukr_desc *u, int64_t pc, int6
  * packed operands from L3 or memory, so a float (4 bytes) of traffic costs ~16 flops' time. */
 #define GK_GRID_EDGE 16
 
+/* Most rows of a thread's block for which plain B is read in place (see gk_frame_gemm). */
+#define GK_BCOLS_MAX_ROWS 256
+
 /* Pick tm x tn = threads minimising a thread's time: its tile area plus the packed A rows and B
  * columns it streams (rows + cols, times GK_GRID_EDGE). The area term balances tiles, so a short
  * m spreads over n and a short n over m; the edge term prefers square blocks, which read each
@@ -253,11 +256,15 @@ gk_status gk_frame_gemm(const gk_gemm_args *g, const gk_ukr_desc *u, gk_blocking
      * about the same bytes then stays in L2 from its packing to its last use, instead of making
      * a round trip through L3 (64x4096x4096, 1 thread on Zen 3: ~50 -> ~58 GFLOPS). */
     if (2 * rows <= x.mc) x.nc = min64(x.nc, x.mc / nr * nr);
-    /* Plain B is read in place when a thread's rows fit one row block: each B panel then serves
-     * only that block's A panels, too few to repay its transposing pack (Zen 3, 1 thread:
-     * 32x4096x4096 1.27x, 64x4096x4096 1.08x, 64^3 1.07x, 128^3 1.04x). With several row blocks
-     * the packed panels win (1024^3 0.93x in place). */
-    x.bcols = u->bcols && !g->transb && rows <= x.mc;
+    /* Plain B is read in place when a thread's rows fit one row block and are few: each B panel
+     * then serves only a few A panels, too few to repay its transposing pack (Zen 3, 1 thread:
+     * 32x4096x4096 1.27x, 64x4096x4096 1.08x, 64^3 1.07x, 128^3 1.04x). With more A panels the
+     * packed panels win: the columns of a panel in place (up to 12, ldb apart) stay in L1 no
+     * longer than the A slivers streaming past them leave room (1024^3 0.93x in place with
+     * several row blocks on Zen 3; on the Xeon host, whose AVX-512 mc is 1280 rows, 16 threads
+     * with 1024 rows each: 4096^3 0.82x, 2048^3 0.95x against packing; Zen 3's mc of 240 rows
+     * stays under the cap, and 160-240 rows measured level there either way). */
+    x.bcols = u->bcols && !g->transb && rows <= x.mc && rows <= GK_BCOLS_MAX_ROWS;
     /* Plain A is read in place when a thread's rows fit one row block and the whole stretch of
      * memory its kc columns span (lda apart) fits in L1: packing would only copy what is cached
      * already. Spans past L1 are read back from L2 once per B panel, and there the packed panel
