@@ -2,7 +2,7 @@
  * cpu_probe.c — `gk-cpu-probe`: where the time of a small GEMM goes on this CPU. It times the
  * pieces of the packed path one at a time, in a loop, through the library's internal registry
  * (linked statically): one micro-kernel call for a full tile and for each kind of edge tile, the
- * B-columns variant, and the packing of one full and one edge panel of A and of B. Then whole
+ * in-place variants (B columns, A columns, both), and the packing of one full and one edge panel of A and of B. Then whole
  * small GEMMs, with and without edge panels, interleaved over rounds so a slow phase of a shared
  * machine falls on all of them.
  *
@@ -67,7 +67,7 @@ int main(int argc, char **argv) {
            u->name, mr, nr, ci.brand, (long long)kc, ROUNDS, CALLS);
     struct {
         const char *what;
-        int kind; /* 0: tile, 1: bcols tile, 2: pack */
+        int kind; /* 0: tile, 1: bcols tile, 2: pack, 3: acols tile, 4: abcols tile */
         int mv, nv;
         int w, lanes, contiguous;
     } probes[] = {
@@ -75,6 +75,8 @@ int main(int argc, char **argv) {
         {"tile, m edge (mr-4 rows)", 0, mr - EDGE, nr, 0, 0, 0},
         {"tile, n edge (4 columns)", 0, mr, EDGE, 0, 0, 0},
         {"tile, B columns in place", 1, mr, nr, 0, 0, 0},
+        {"tile, A columns in place", 3, mr, nr, 0, 0, 0},
+        {"tile, A and B columns in place", 4, mr, nr, 0, 0, 0},
         {"pack A panel, full (contiguous lanes)", 2, 0, 0, mr, mr, 1},
         {"pack A panel, edge (mr-4 lanes)", 2, 0, 0, mr, mr - EDGE, 1},
         {"pack B panel, full (transposing)", 2, 0, 0, nr, nr, 0},
@@ -82,15 +84,24 @@ int main(int argc, char **argv) {
     };
     const int np = (int)(sizeof probes / sizeof probes[0]);
     for (int p = 0; p < np; p++) {
-        if (probes[p].kind == 1 && !u->bcols) continue;
+        if ((probes[p].kind == 1 && !u->bcols) || (probes[p].kind == 3 && !u->acols) ||
+            (probes[p].kind == 4 && !u->abcols))
+            continue;
         double r[ROUNDS];
         for (int k = 0; k < ROUNDS; k++) {
             if (probes[p].kind == 0) {
                 r[k] = time_tile(u, kc, pa, pb, c, mr, probes[p].mv, probes[p].nv);
-            } else if (probes[p].kind == 1) {
+            } else if (probes[p].kind == 1 || probes[p].kind >= 3) {
+                /* the operands in place are columns of src (ld apart) */
                 double t = gk_now_s();
-                for (int i = 0; i < CALLS; i++)
-                    u->bcols(kc, pa, src, ld, c, mr, 1.0f, 0.0f, mr);
+                for (int i = 0; i < CALLS; i++) {
+                    if (probes[p].kind == 1)
+                        u->bcols(kc, pa, src, ld, c, mr, 1.0f, 0.0f, mr);
+                    else if (probes[p].kind == 3)
+                        u->acols(kc, src, ld, pb, c, mr, 1.0f, 0.0f, nr);
+                    else
+                        u->abcols(kc, src, ld, src, ld, c, mr, 1.0f, 0.0f);
+                }
                 r[k] = (gk_now_s() - t) / CALLS * 1e9;
             } else {
                 float *dst = probes[p].w == mr ? pa : pb;

@@ -266,14 +266,15 @@ gk_status gk_frame_gemm(const gk_gemm_args *g, const gk_ukr_desc *u, gk_blocking
      * stays under the cap, and 160-240 rows measured level there either way). */
     x.bcols = u->bcols && !g->transb && rows <= x.mc && rows <= GK_BCOLS_MAX_ROWS;
     /* Plain A is read in place when a thread's rows fit one row block and the whole stretch of
-     * memory its kc columns span (lda apart) fits in L1: packing would only copy what is cached
-     * already. Spans past L1 are read back from L2 once per B panel, and there the packed panel
-     * is faster: its lines are contiguous, where a panel in place takes a piece of each of kc
-     * columns (Zen 3, 1 thread: 32^3 1.30x, 48^3 1.16x, 64^3 1.11x in place; 128^3-192^3 and
+     * memory its kc columns span (lda apart) takes at most half of L1, the rest being left to B
+     * and C: packing would only copy what is cached already. Larger spans are read back from L2
+     * once per B panel, and there the packed panel is faster: its lines are contiguous, where a
+     * panel in place takes a piece of each of kc columns (Zen 3, 1 thread: 32^3 1.30x, 48^3
+     * 1.16x, 64^3 1.11x in place; 32x4096x4096, a span of all of L1, 0.89x; 128^3-192^3 and
      * 64x4096x4096 0.8-0.96x when L2 spans were let in). */
-    x.acols =
-        u->acols && (!x.bcols || u->abcols) && !g->transa && rows <= x.mc &&
-        (double)x.kc * (double)g->lda * sizeof(float) <= (double)gk_cpu_features_get()->l1d_bytes;
+    x.acols = u->acols && (!x.bcols || u->abcols) && !g->transa && rows <= x.mc &&
+              (double)x.kc * (double)g->lda * sizeof(float) <=
+                  0.5 * (double)gk_cpu_features_get()->l1d_bytes;
     /* A thread with more rows than one block and at most a block's width of columns streams A
      * panel by panel (stream_a_block); wider B is reused enough to amortise whole A blocks. Only
      * for kernels whose A micro-panel column fits one cache line (mr <= 16 floats), which is what

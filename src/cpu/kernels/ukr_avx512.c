@@ -26,8 +26,8 @@
  * m32{1to16}: 1 fused / 2 unfused uops, p05 + p23; VFMADD231PS zmm, zmm, zmm: 1 uop, p05),
  * Intel's optimization manual (Skylake Server 512-bit FMA on p0+p1 fused and p5; Haswell
  * "Unlamination"), Peter Cordes's un-lamination measurements (Stack Overflow question 26046634),
- * and BLIS's skx 32x12 SGEMM kernel, which broadcasts to registers too. None of this has been
- * measured for this kernel: the development machine (Zen 3) has no AVX-512.
+ * and BLIS's skx 32x12 SGEMM kernel, which broadcasts to registers too. The embedded-broadcast
+ * form itself was never timed (the development machine, Zen 3, has no AVX-512).
  *
  * The whole kernel is one inline-assembly block, as in ukr_avx2.c. The intrinsics version it
  * replaces was allocated by gcc 12 with 12 zmm register moves and 22 vfmadd132ps operand
@@ -37,9 +37,9 @@
  * beta != 0, stores straight to C), and its C lines are prefetched for writing before the k loop
  * whatever beta is (3 prefetchw per column, at floats 0, 16 and 31, which covers the column's 2
  * lines, or 3 when it is not 64-byte aligned), so the C traffic overlaps the FMAs. Edge tiles
- * and strided C are finished into a 1536-byte stack tile and merged. The speed effect of all this
- * is unmeasured (no timing on an AVX-512 machine yet); its tests passed on the GPU machine's
- * AVX-512 Xeon (2026-11-22, tests/cpu: ukr_avx512_32x12_* and random_avx512_*, not timed).
+ * and strided C are finished into a 1536-byte stack tile and merged. On the GPU machine's Xeon
+ * (Emerald Rapids, 16 threads) this ran 1.02-1.15x the intrinsics kernel on ten shapes
+ * (bench/results/xeon-2026-11-22/asm-kernel-ab/); its tests run there (tests/cpu).
  *
  * The same assembly, with its B broadcasts addressed through a column stride, is the B-columns
  * variant (ukernel.h), which reads plain column-major B in place; with its A loads at a pointer
@@ -231,7 +231,9 @@
 /* One tile routine per operand form (the contract of all four is in ukr_finish_body.h): A at a
  * with column stride lda_bytes (packed: 128), B packed at b or columns of stride ldb_bytes; each
  * form passes all operands, so the routines differ only in their assembly text. SETUP_B points
- * r3/r6/r9 at B columns 3/6/9 after they served the C prefetch and RESTORE_C points them back. */
+ * r3/r6/r9 at B columns 3/6/9 after they served the C prefetch and RESTORE_C points them back.
+ * The base registers of the k loop are pinned (a, b, r3, r6, r9 to rsi, rdi, rax, rbx, rcx): as
+ * a base, rbp or r13 costs a displacement byte in every load (see ukr_avx2.c). */
 #define TILE_FN(name, STEP, COLS, H, SETUP_B, ADVANCE4, ADVANCE1, RESTORE_C)                       \
     static void name(int64_t kc, const float *a, int64_t lda_bytes, const float *b,                \
                      int64_t ldb_bytes, float *c, int64_t ldc_bytes, const float *ab,              \
@@ -239,8 +241,8 @@
         int64_t k = kc;                                                                            \
         char *r3, *r6, *r9;                                                                        \
         __asm__ volatile(TILE_ASM(STEP, COLS, H, SETUP_B, ADVANCE4, ADVANCE1, RESTORE_C)           \
-                         : [a] "+r"(a), [b] "+r"(b), [k] "+r"(k), [r3] "=&r"(r3), [r6] "=&r"(r6),  \
-                           [r9] "=&r"(r9)                                                          \
+                         : [a] "+S"(a), [b] "+D"(b), [k] "+r"(k), [r3] "=&a"(r3), [r6] "=&b"(r6),  \
+                           [r9] "=&c"(r9)                                                          \
                          : [lda] "r"(lda_bytes), [ldb] "r"(ldb_bytes), [c] "r"(c),                 \
                            [ldc] "r"(ldc_bytes), [ab] "r"(ab), [beta_used] "r"(beta_used)          \
                          : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", \
