@@ -13,9 +13,10 @@
  *   beta    BLAS rule: beta == 0 overwrites C without reading it (NaN/Inf in C never leak).
  *   m_valid, n_valid   1..MR and 1..NR: only this part of the tile is read or written.
  *
- * Full tiles with rs_c == 1 write straight to C; every other case computes the tile in
- * registers, spills it to a local buffer and merges the valid part (gk_ukr_merge), so edge tiles
- * cost one extra copy and never touch memory outside the valid part.
+ * A tile with rs_c == 1 whose valid part is exactly what the kernel computes (a full tile, or an
+ * edge matching one of its narrower or half-height routines) is written straight to C; every
+ * other case spills the registers to a local buffer and merges the valid part (gk_ukr_merge), so
+ * such edge tiles cost one extra copy and never touch memory outside the valid part.
  *
  * A kernel may also offer a B-columns variant (gk_ukr_bcols_fn, optional): the same tile with B
  * read in place from NR whole columns of a column-major matrix, B(p, j) = b[p + j * ldb], instead
