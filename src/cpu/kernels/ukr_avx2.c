@@ -101,18 +101,13 @@
 /* Column j of C at address `col` (an operand expression such as "(%[c],%[ldc],2)"): the first
  * and last float of its 16, so both lines are fetched when the column straddles two. */
 #define PREFETCH_COL(r0, r1, col) "prefetchw " col "\n\t" "prefetchw 60" col "\n\t"
-#define ZERO(r0, r1, col)                                                                          \
-    "vxorps %%ymm" #r0 ", %%ymm" #r0 ", %%ymm" #r0 "\n\t"                                          \
-    "vxorps %%ymm" #r1 ", %%ymm" #r1 ", %%ymm" #r1 "\n\t"
-/* The same for the half-height tile (rows 0-7 of a column, one 32-byte run, at most 2 lines). */
-#define PREFETCH_COL_H(r0, r1, col) "prefetchw " col "\n\t" "prefetchw 28" col "\n\t"
+/* Zero the accumulators of column j: rows 0-7 (half height) or all 16. */
 #define ZERO_H(r0, r1, col) "vxorps %%ymm" #r0 ", %%ymm" #r0 ", %%ymm" #r0 "\n\t"
-/* Finish column j (accumulators r0: rows 0-7, r1: rows 8-15), alpha in ymm14, beta in ymm15. */
-#define STORE_COL_BETA0(r0, r1, col)                                                               \
-    "vmulps %%ymm" #r0 ", %%ymm14, %%ymm" #r0 "\n\t"                                               \
-    "vmulps %%ymm" #r1 ", %%ymm14, %%ymm" #r1 "\n\t"                                               \
-    "vmovups %%ymm" #r0 ", " col "\n\t"                                                            \
-    "vmovups %%ymm" #r1 ", 32" col "\n\t"
+#define ZERO(r0, r1, col) ZERO_H(r0, , col) ZERO_H(r1, , col)
+/* The half-height tile's column (rows 0-7, one 32-byte run, at most 2 lines) for the prefetch. */
+#define PREFETCH_COL_H(r0, r1, col) "prefetchw " col "\n\t" "prefetchw 28" col "\n\t"
+/* Finish one 8-float vector of column j (accumulator r0; r1 unused) at `col`, alpha in ymm14,
+ * beta in ymm15: the half-height tile's column, and each half of a full column (below). */
 #define STORE_COL_BETA0_H(r0, r1, col)                                                             \
     "vmulps %%ymm" #r0 ", %%ymm14, %%ymm" #r0 "\n\t"                                               \
     "vmovups %%ymm" #r0 ", " col "\n\t"
@@ -120,13 +115,9 @@
     "vmulps %%ymm" #r0 ", %%ymm14, %%ymm" #r0 "\n\t"                                               \
     "vfmadd231ps " col ", %%ymm15, %%ymm" #r0 "\n\t"                                               \
     "vmovups %%ymm" #r0 ", " col "\n\t"
-#define STORE_COL(r0, r1, col)                                                                     \
-    "vmulps %%ymm" #r0 ", %%ymm14, %%ymm" #r0 "\n\t"                                               \
-    "vmulps %%ymm" #r1 ", %%ymm14, %%ymm" #r1 "\n\t"                                               \
-    "vfmadd231ps " col ", %%ymm15, %%ymm" #r0 "\n\t"                                               \
-    "vfmadd231ps 32" col ", %%ymm15, %%ymm" #r1 "\n\t"                                             \
-    "vmovups %%ymm" #r0 ", " col "\n\t"                                                            \
-    "vmovups %%ymm" #r1 ", 32" col "\n\t"
+/* Finish column j (accumulators r0: rows 0-7, r1: rows 8-15). */
+#define STORE_COL_BETA0(r0, r1, col) STORE_COL_BETA0_H(r0, , col) STORE_COL_BETA0_H(r1, , "32" col)
+#define STORE_COL(r0, r1, col) STORE_COL_H(r0, , col) STORE_COL_H(r1, , "32" col)
 /* M applied to the first 2, 4 or all 6 columns of the tile. */
 #define COLS2(M) M(0, 1, "(%[c])") M(2, 3, "(%[c],%[ldc])")
 #define COLS4(M) COLS2(M) M(4, 5, "(%[c],%[ldc],2)") M(6, 7, "(%[c3])")

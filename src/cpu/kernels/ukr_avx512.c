@@ -152,20 +152,20 @@
     "prefetchw " col "\n\t"                                                                        \
     "prefetchw 64" col "\n\t"                                                                      \
     "prefetchw 124" col "\n\t"
+/* The half-height tile's column: floats 0 and 15 of its 16 (one 64-byte run, at most 2 lines). */
 #define PREFETCH_COL_H(r0, r1, col) "prefetchw " col "\n\t" "prefetchw 60" col "\n\t"
-/* Finish column j (accumulators r0: rows 0-15, r1: rows 16-31), alpha in zmm0, beta in zmm1. */
-#define STORE_COL_BETA0(r0, r1, col)                                                               \
+/* Finish one 16-float vector of column j (accumulator r0; r1 unused) at `col`, alpha in zmm0,
+ * beta in zmm1: the half-height tile's column, and each half of a full column (below). */
+#define STORE_COL_BETA0_H(r0, r1, col)                                                             \
     "vmulps %%zmm" #r0 ", %%zmm0, %%zmm" #r0 "\n\t"                                                \
-    "vmulps %%zmm" #r1 ", %%zmm0, %%zmm" #r1 "\n\t"                                                \
-    "vmovups %%zmm" #r0 ", " col "\n\t"                                                            \
-    "vmovups %%zmm" #r1 ", 64" col "\n\t"
-#define STORE_COL(r0, r1, col)                                                                     \
+    "vmovups %%zmm" #r0 ", " col "\n\t"
+#define STORE_COL_H(r0, r1, col)                                                                   \
     "vmulps %%zmm" #r0 ", %%zmm0, %%zmm" #r0 "\n\t"                                                \
-    "vmulps %%zmm" #r1 ", %%zmm0, %%zmm" #r1 "\n\t"                                                \
     "vfmadd231ps " col ", %%zmm1, %%zmm" #r0 "\n\t"                                                \
-    "vfmadd231ps 64" col ", %%zmm1, %%zmm" #r1 "\n\t"                                              \
-    "vmovups %%zmm" #r0 ", " col "\n\t"                                                            \
-    "vmovups %%zmm" #r1 ", 64" col "\n\t"
+    "vmovups %%zmm" #r0 ", " col "\n\t"
+/* Finish column j (accumulators r0: rows 0-15, r1: rows 16-31). */
+#define STORE_COL_BETA0(r0, r1, col) STORE_COL_BETA0_H(r0, , col) STORE_COL_BETA0_H(r1, , "64" col)
+#define STORE_COL(r0, r1, col) STORE_COL_H(r0, , col) STORE_COL_H(r1, , "64" col)
 /* M applied to the first 4, 8 or all 12 columns of the tile. */
 #define COLS4(M)                                                                                   \
     M(8, 9, "(%[c])") M(10, 11, "(%[c],%[ldc])") M(12, 13, "(%[c],%[ldc],2)") M(14, 15, "(%[r3])")
@@ -175,18 +175,9 @@
 #define COLS12(M)                                                                                  \
     COLS8(M) M(24, 25, "(%[r6],%[ldc],2)") M(26, 27, "(%[r9])") M(28, 29, "(%[r9],%[ldc])")        \
     M(30, 31, "(%[r9],%[ldc],2)")
-#define ZERO(r0, r1, col)                                                                          \
-    "vpxord %%zmm" #r0 ", %%zmm" #r0 ", %%zmm" #r0 "\n\t"                                          \
-    "vpxord %%zmm" #r1 ", %%zmm" #r1 ", %%zmm" #r1 "\n\t"
-/* The same for the half-height tile: rows 0-15 of each column only. */
+/* Zero the accumulators of column j: rows 0-15 (half height) or all 32. */
 #define ZERO_H(r0, r1, col) "vpxord %%zmm" #r0 ", %%zmm" #r0 ", %%zmm" #r0 "\n\t"
-#define STORE_COL_BETA0_H(r0, r1, col)                                                             \
-    "vmulps %%zmm" #r0 ", %%zmm0, %%zmm" #r0 "\n\t"                                                \
-    "vmovups %%zmm" #r0 ", " col "\n\t"
-#define STORE_COL_H(r0, r1, col)                                                                   \
-    "vmulps %%zmm" #r0 ", %%zmm0, %%zmm" #r0 "\n\t"                                                \
-    "vfmadd231ps " col ", %%zmm1, %%zmm" #r0 "\n\t"                                                \
-    "vmovups %%zmm" #r0 ", " col "\n\t"
+#define ZERO(r0, r1, col) ZERO_H(r0, , col) ZERO_H(r1, , col)
 
 /* The whole tile: C(i, j) = alpha * sum_p A(i, p) B(p, j) + beta * C(i, j) at c + i + j*ldc
  * (ldc in bytes) for the columns that COLS (COLS4/8/12) lists, C read only when %[beta_used] is
