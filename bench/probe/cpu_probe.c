@@ -2,9 +2,9 @@
  * cpu_probe.c — `gk-cpu-probe`: where the time of a small GEMM goes on this CPU. It times the
  * pieces of the packed path one at a time, in a loop, through the library's internal registry
  * (linked statically): one micro-kernel call for a full tile and for each kind of edge tile, the
- * in-place variants (B columns, A columns, both), and the packing of one full and one edge panel of A and of B. Then whole
- * small GEMMs, with and without edge panels, interleaved over rounds so a slow phase of a shared
- * machine falls on all of them.
+ * in-place variants (B columns, A columns, both), and the packing of one full and one edge panel
+ * of A and of B. Then whole small GEMMs, with and without edge panels, interleaved over rounds so
+ * a slow phase of a shared machine falls on all of them.
  *
  *   gk-cpu-probe [KC]       KC: the shared dimension of the tile and panel timings (default 64)
  *
@@ -28,12 +28,35 @@ static float *filled(int64_t n, float scale) {
     return p;
 }
 
-/* ns per call of one micro-kernel tile; C column stride ldc, tile of mv x nv valid. */
-static double time_tile(const gk_ukr_desc *u, int64_t kc, const float *pa, const float *pb,
-                        float *c, int64_t ldc, int mv, int nv) {
+/* The operand forms of a micro-kernel call the probe times: packed A and B, or the in-place
+ * variants, whose operands in place are columns of the source matrix (ld apart). */
+enum form { PACKED, B_COLS, A_COLS, AB_COLS };
+
+static int has_form(const gk_ukr_desc *u, enum form f) {
+    return f == PACKED || (f == B_COLS && u->bcols) || (f == A_COLS && u->acols) ||
+           (f == AB_COLS && u->abcols);
+}
+
+/* ns per call of one micro-kernel tile of mv x nv valid in form f; C column stride mr. */
+static double time_tile(const gk_ukr_desc *u, enum form f, int64_t kc, const float *pa,
+                        const float *pb, const float *src, int64_t ld, float *c, int mv, int nv) {
+    const int mr = u->mr;
     double t = gk_now_s();
     for (int i = 0; i < CALLS; i++)
-        u->fn(kc, pa, pb, c, 1, ldc, 1.0f, 0.0f, mv, nv);
+        switch (f) {
+        case PACKED:
+            u->fn(kc, pa, pb, c, 1, mr, 1.0f, 0.0f, mv, nv);
+            break;
+        case B_COLS:
+            u->bcols(kc, pa, src, ld, c, mr, 1.0f, 0.0f, mv);
+            break;
+        case A_COLS:
+            u->acols(kc, src, ld, pb, c, mr, 1.0f, 0.0f, nv);
+            break;
+        case AB_COLS:
+            u->abcols(kc, src, ld, src, ld, c, mr, 1.0f, 0.0f);
+            break;
+        }
     return (gk_now_s() - t) / CALLS * 1e9;
 }
 
@@ -63,46 +86,34 @@ int main(int argc, char **argv) {
     float *src = filled(ld * (kc + 64), 0.125f);
     if (!pa || !pb || !c || !src) return 1;
 
-    printf("kernel %s (%d x %d, %s), kc = %lld, ns per call (median of %d rounds of %d)\n",
-           u->name, mr, nr, ci.brand, (long long)kc, ROUNDS, CALLS);
+    printf("kernel %s (%d x %d, %s), kc = %lld, ns per call (median of %d rounds of %d)\n", u->name,
+           mr, nr, ci.brand, (long long)kc, ROUNDS, CALLS);
     struct {
         const char *what;
-        int kind; /* 0: tile, 1: bcols tile, 2: pack, 3: acols tile, 4: abcols tile */
-        int mv, nv;
-        int w, lanes, contiguous;
+        int pack;                 /* 0: a kernel call in `form`, 1: packing one panel */
+        enum form form;           /* tiles */
+        int mv, nv;               /* tiles */
+        int w, lanes, contiguous; /* packing */
     } probes[] = {
-        {"tile, full", 0, mr, nr, 0, 0, 0},
-        {"tile, m edge (mr-4 rows)", 0, mr - EDGE, nr, 0, 0, 0},
-        {"tile, n edge (4 columns)", 0, mr, EDGE, 0, 0, 0},
-        {"tile, B columns in place", 1, mr, nr, 0, 0, 0},
-        {"tile, A columns in place", 3, mr, nr, 0, 0, 0},
-        {"tile, A and B columns in place", 4, mr, nr, 0, 0, 0},
-        {"pack A panel, full (contiguous lanes)", 2, 0, 0, mr, mr, 1},
-        {"pack A panel, edge (mr-4 lanes)", 2, 0, 0, mr, mr - EDGE, 1},
-        {"pack B panel, full (transposing)", 2, 0, 0, nr, nr, 0},
-        {"pack B panel, edge (4 lanes)", 2, 0, 0, nr, EDGE, 0},
+        {"tile, full", 0, PACKED, mr, nr, 0, 0, 0},
+        {"tile, m edge (mr-4 rows)", 0, PACKED, mr - EDGE, nr, 0, 0, 0},
+        {"tile, n edge (4 columns)", 0, PACKED, mr, EDGE, 0, 0, 0},
+        {"tile, B columns in place", 0, B_COLS, mr, nr, 0, 0, 0},
+        {"tile, A columns in place", 0, A_COLS, mr, nr, 0, 0, 0},
+        {"tile, A and B columns in place", 0, AB_COLS, mr, nr, 0, 0, 0},
+        {"pack A panel, full (contiguous lanes)", 1, PACKED, 0, 0, mr, mr, 1},
+        {"pack A panel, edge (mr-4 lanes)", 1, PACKED, 0, 0, mr, mr - EDGE, 1},
+        {"pack B panel, full (transposing)", 1, PACKED, 0, 0, nr, nr, 0},
+        {"pack B panel, edge (4 lanes)", 1, PACKED, 0, 0, nr, EDGE, 0},
     };
     const int np = (int)(sizeof probes / sizeof probes[0]);
     for (int p = 0; p < np; p++) {
-        if ((probes[p].kind == 1 && !u->bcols) || (probes[p].kind == 3 && !u->acols) ||
-            (probes[p].kind == 4 && !u->abcols))
-            continue;
+        if (!has_form(u, probes[p].form)) continue;
         double r[ROUNDS];
         for (int k = 0; k < ROUNDS; k++) {
-            if (probes[p].kind == 0) {
-                r[k] = time_tile(u, kc, pa, pb, c, mr, probes[p].mv, probes[p].nv);
-            } else if (probes[p].kind == 1 || probes[p].kind >= 3) {
-                /* the operands in place are columns of src (ld apart) */
-                double t = gk_now_s();
-                for (int i = 0; i < CALLS; i++) {
-                    if (probes[p].kind == 1)
-                        u->bcols(kc, pa, src, ld, c, mr, 1.0f, 0.0f, mr);
-                    else if (probes[p].kind == 3)
-                        u->acols(kc, src, ld, pb, c, mr, 1.0f, 0.0f, nr);
-                    else
-                        u->abcols(kc, src, ld, src, ld, c, mr, 1.0f, 0.0f);
-                }
-                r[k] = (gk_now_s() - t) / CALLS * 1e9;
+            if (!probes[p].pack) {
+                r[k] = time_tile(u, probes[p].form, kc, pa, pb, src, ld, c, probes[p].mv,
+                                 probes[p].nv);
             } else {
                 float *dst = probes[p].w == mr ? pa : pb;
                 r[k] = probes[p].contiguous
@@ -114,8 +125,8 @@ int main(int argc, char **argv) {
     }
 
     /* Whole GEMMs: n = 60 and 72 are whole 6- and 12-column panels, 64 leaves an edge panel. */
-    static const int shapes[][3] = {{64, 60, 64},   {64, 64, 64},   {64, 72, 64},   {60, 64, 64},
-                                    {96, 96, 96},   {100, 100, 100}, {128, 128, 128}};
+    static const int shapes[][3] = {{64, 60, 64}, {64, 64, 64},    {64, 72, 64},   {60, 64, 64},
+                                    {96, 96, 96}, {100, 100, 100}, {128, 128, 128}};
     enum { NS = sizeof shapes / sizeof shapes[0] };
     float *a = filled(128 * 128, 0.1f), *b = filled(128 * 128, 0.2f), *cc = filled(128 * 128, 0);
     double *t = malloc(sizeof(double) * GEMM_CALLS), med[NS][ROUNDS];
@@ -125,10 +136,12 @@ int main(int argc, char **argv) {
         for (int s = 0; s < NS; s++) {
             const int m = shapes[s][0], n = shapes[s][1], kk = shapes[s][2];
             for (int i = 0; i < GEMM_CALLS / 4; i++) /* warm-up */
-                gk_sgemm(GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, m, n, kk, 1, a, m, b, kk, 0, cc, m);
+                gk_sgemm(GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, m, n, kk, 1, a, m, b, kk, 0, cc,
+                         m);
             for (int i = 0; i < GEMM_CALLS; i++) {
                 double t0 = gk_now_s();
-                gk_sgemm(GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, m, n, kk, 1, a, m, b, kk, 0, cc, m);
+                gk_sgemm(GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, m, n, kk, 1, a, m, b, kk, 0, cc,
+                         m);
                 t[i] = gk_now_s() - t0;
             }
             med[s][k] = gk_median(t, GEMM_CALLS);
