@@ -39,7 +39,8 @@ static gk_tile_fn smallest(int m_valid, int n_valid, int a_in_place, int *height
     return *width = NR, a_in_place ? tile_cp : half ? tile_pp_h : tile_pp;
 }
 
-/* A tile with B packed (A packed, or in place with lda), finished into C(m_valid x n_valid). */
+/* A tile with B packed and A packed (lda == 0) or in place (lda > 0), finished into
+ * C(m_valid x n_valid). */
 static void tile_packed_b(int64_t kc, const float *a, int64_t lda, const float *pb, float *c,
                           int64_t rs_c, int64_t cs_c, float alpha, float beta, int m_valid,
                           int n_valid) {
