@@ -69,6 +69,63 @@ static double time_pack(const gk_ukr_desc *u, float *dst, int w, int lanes, int6
     return (gk_now_s() - t) / CALLS * 1e9;
 }
 
+/* Median ns per call of the small path (small != 0) or the packed path on g, 1 thread. */
+static double time_path(const gk_ukr_desc *u, const gk_gemm_args *g, int small) {
+    const gk_blocking blk = gk_cpu_blocking(gk_cpu_features_get(), u->mr, u->nr);
+    enum { REPS = 2000 };
+    double t[ROUNDS];
+    for (int r = 0; r < ROUNDS; r++) {
+        const double t0 = gk_now_s();
+        for (int i = 0; i < REPS; i++)
+            if (small)
+                u->small(g);
+            else
+                gk_frame_gemm(g, u, blk, 1);
+        t[r] = (gk_now_s() - t0) / REPS * 1e9;
+    }
+    return gk_median(t, ROUNDS);
+}
+
+/* The unpacked small path against the packed path on tiny shapes, in all four transpositions,
+ * called directly (not through the size rule in frame/small.c, which these timings are for). */
+static void compare_paths(const gk_ukr_desc *u, const float *a, const float *b, float *c) {
+    static const int shapes[][3] = {
+        {2, 2, 2},     {3, 3, 3},    {4, 4, 4},    {5, 5, 5},    {6, 6, 6},     {8, 8, 8},
+        {10, 10, 10},  {12, 12, 12}, {16, 16, 16}, {20, 20, 20}, {24, 24, 24},  {32, 32, 32},
+        {40, 40, 40},  {48, 48, 48}, {64, 64, 64}, {8, 8, 2},    {16, 16, 2},   {12, 12, 4},
+        {20, 20, 2},   {3, 30, 10},  {30, 3, 10},  {64, 64, 4},  {4, 64, 64},   {64, 4, 64},
+        {16, 16, 128}, {32, 32, 64}, {100, 8, 8},  {8, 100, 8},  {128, 16, 16}, {16, 128, 16}};
+    printf("small path against packed path, 1 thread, median of %d rounds: NN ns per call, then\n"
+           "small / packed time for NN, NT, TN, TT (T = transposed A or B; - = not small)\n"
+           "  %-11s %15s  %6s %6s %6s %6s\n",
+           ROUNDS, "m x n x k", "small/packed", "NN", "NT", "TN", "TT");
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        const int m = shapes[s][0], n = shapes[s][1], k = shapes[s][2];
+        double ratio[4];
+        for (int tr = 0; tr < 4; tr++) {
+            const int ta = tr >> 1, tb = tr & 1;
+            const gk_gemm_args g = {m, n, k, ta,         tb,         1.0f, 0.5f,
+                                    a, b, c, ta ? k : m, tb ? n : k, m};
+            if (ta && ((m + GK_SMALL_ROW_ALIGN - 1) / GK_SMALL_ROW_ALIGN * GK_SMALL_ROW_ALIGN * k) >
+                          GK_SMALL_ABUF) {
+                ratio[tr] = 0; /* the small path does not take it */
+                continue;
+            }
+            double ts = 0, tp = 0;
+            for (int r = 0; r < 2; r++) /* interleaved twice, the second pair counts */
+                ts = time_path(u, &g, 1), tp = time_path(u, &g, 0);
+            ratio[tr] = ts / tp;
+            if (tr == 0) printf("  %3dx%3dx%3d  %7.0f/%-7.0f", m, n, k, ts, tp);
+        }
+        for (int tr = 0; tr < 4; tr++)
+            if (ratio[tr] > 0)
+                printf("  %5.2f", ratio[tr]);
+            else
+                printf("  %5s", "-");
+        printf("\n");
+    }
+}
+
 int main(int argc, char **argv) {
     const int64_t kc = argc > 1 ? atoll(argv[1]) : 64;
     if (kc < 1 || kc > 4096) {
@@ -155,6 +212,7 @@ int main(int argc, char **argv) {
                shapes[s][1], shapes[s][2], m * 1e6, flops / m * 1e-9,
                flops / med[s][ROUNDS - 1] * 1e-9, flops / med[s][0] * 1e-9);
     }
+    compare_paths(u, a, b, cc);
     free(pa), free(pb), free(c), free(src), free(a), free(b), free(cc), free(t);
     return 0;
 }

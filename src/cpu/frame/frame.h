@@ -32,8 +32,20 @@ gk_status gk_frame_gemm(const gk_gemm_args *g, const gk_ukr_desc *u, gk_blocking
 /* C = beta * C over m x n (beta == 0 writes zeros without reading C). */
 void gk_frame_scale(const gk_gemm_args *g);
 
-/* The unpacked path: 1 when m * n * k is small enough that packing costs more than it saves. */
+/* The unpacked path: 1 when packing would cost more than it saves (small.c has the rule). */
 int gk_small_wanted(const gk_gemm_args *g);
+
+/* Floats of the stack copy of op(A) that the unpacked path's register tiles make when A is
+ * transposed (32 KiB), with its rows padded to a multiple of GK_SMALL_ROW_ALIGN (the tallest
+ * tile, two AVX-512 vectors): gk_small_wanted sends such calls there only when the copy fits. */
+#define GK_SMALL_ABUF 8192
+#define GK_SMALL_ROW_ALIGN 32
+
+/* 1 when the unpacked path takes its vector form (small_body.h): GEMV-like calls, n <= 2 or
+ * m <= 2 with transposed A, where a register tile would be mostly empty; else register tiles. */
+static inline int gk_small_vector_form(const gk_gemm_args *g) {
+    return g->n <= 2 || (g->m <= 2 && g->transa);
+}
 /* Run a small-path build `fn` on up to `threads` threads, each on its own slice of rows of C
  * (GEMV-like calls can be large; the slices share nothing). */
 void gk_small_run(const gk_gemm_args *g, void (*fn)(const struct gk_gemm_args *), int threads);

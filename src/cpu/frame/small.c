@@ -6,15 +6,25 @@
 
 #include <omp.h>
 
-/* Measured on Zen 3 against the packed path (docs/cpu.md): packing wins from about 10^3
- * multiply-adds on square shapes, but loses by 2-5x on GEMV-like shapes, where it pads a 1- or
- * 2-wide operand to a whole micro-panel and copies the big matrix once more than it reads it:
- * n <= 2 (axpy or dot form, both unit-stride) and m <= 2 with transposed A (dot form). */
-#define GK_SMALL_MNK 1000.0
+/* The unpacked path's register tiles against the packed path, Zen 3, 1 thread, `gk-cpu-probe`
+ * (docs/cpu.md): the tiles are 2-8x faster up to 12^3 in every transposition, where the packed
+ * path spends ~0.2 us on each call's edge panels and tiles; 0.8-0.95x of its time up to 32^3 and
+ * level (0.9-1.1x) at 48^3-64^3 with plain B; with transposed B, whose pack is a transpose the
+ * tiles avoid by broadcasting B in place, 0.55-0.8x up to 64^3. */
+#define GK_SMALL_MNK (32.0 * 32.0 * 32.0)
+#define GK_SMALL_MNK_TRANSB (64.0 * 64.0 * 64.0)
 
+/* GEMV-like calls take the vector form at any size: packing would pad a 1- or 2-wide operand to
+ * a whole micro-panel and copy the big matrix once more than it reads it (Zen 3: 1000x1x1000
+ * 4x, 2000x2x500 2x faster unpacked). Otherwise the size rule above, provided a transposed A fits
+ * the tiles' stack copy. */
 int gk_small_wanted(const gk_gemm_args *g) {
-    if ((double)g->m * (double)g->n * (double)g->k <= GK_SMALL_MNK) return 1;
-    return g->n <= 2 || (g->m <= 2 && g->transa);
+    if (gk_small_vector_form(g)) return 1;
+    const double mnk = (double)g->m * (double)g->n * (double)g->k;
+    if (mnk > (g->transb ? GK_SMALL_MNK_TRANSB : GK_SMALL_MNK)) return 0;
+    return !g->transa ||
+           (g->m + GK_SMALL_ROW_ALIGN - 1) / GK_SMALL_ROW_ALIGN * GK_SMALL_ROW_ALIGN * g->k <=
+               GK_SMALL_ABUF;
 }
 
 void gk_small_run(const gk_gemm_args *g, void (*fn)(const struct gk_gemm_args *), int threads) {
@@ -26,11 +36,12 @@ void gk_small_run(const gk_gemm_args *g, void (*fn)(const struct gk_gemm_args *)
     }
 #pragma omp parallel num_threads(threads)
     {
-        /* slices of whole 16-row groups keep each thread's part of a C column vector-aligned */
+        /* slices of whole row tiles keep each thread's part of a C column vector-aligned */
+        const int64_t rt = GK_SMALL_ROW_ALIGN;
         int64_t lo, hi;
-        gk_split((g->m + 15) / 16, omp_get_num_threads(), omp_get_thread_num(), &lo, &hi);
-        lo *= 16;
-        hi = hi * 16 < g->m ? hi * 16 : g->m;
+        gk_split((g->m + rt - 1) / rt, omp_get_num_threads(), omp_get_thread_num(), &lo, &hi);
+        lo *= rt;
+        hi = hi * rt < g->m ? hi * rt : g->m;
         if (hi > lo) {
             gk_gemm_args s = *g;
             s.m = hi - lo;
@@ -42,4 +53,5 @@ void gk_small_run(const gk_gemm_args *g, void (*fn)(const struct gk_gemm_args *)
 }
 
 #define GK_SMALL_NAME gk_small_gemm_generic
+#define GK_SMALL_PACK gk_pack_generic
 #include "cpu/frame/small_body.h"

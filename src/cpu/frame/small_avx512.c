@@ -3,4 +3,5 @@
  * _avx512 suffix); reached only through a registry entry whose cpuid predicate holds.
  */
 #define GK_SMALL_NAME gk_small_gemm_avx512
+#define GK_SMALL_PACK gk_pack_avx512
 #include "cpu/frame/small_body.h"

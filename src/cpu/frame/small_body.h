@@ -1,18 +1,142 @@
 /*
  * small_body.h — the unpacked small-matrix GEMM, written once and compiled per ISA (small.c for
- * the baseline, small_avx2.c / small_avx512.c with wider vectors) by defining GK_SMALL_NAME
- * before including it. Column j of C is finished before the next: C(:,j) = beta C(:,j), then
+ * the baseline, small_avx2.c / small_avx512.c) by defining GK_SMALL_NAME before including it;
+ * simd.h supplies that ISA's vectors. Two forms, chosen by gk_small_vector_form (frame.h):
+ *
+ * Register tiles (tiny calls). C is cut into tiles of up to two vectors by GK_VNB columns, each
+ * accumulated in registers over all of k and written once: one pass over C, no packing. A is
+ * read in place (plain A; the bottom tile's loads are masked) or from a zero-padded packed copy
+ * of op(A) on the stack (transposed A, whose columns are strided); B's elements are broadcast from
+ * where they are, in either layout. On Zen 3 the earlier axpy form of this path ran 3-20 GFLOPS,
+ * below the packed path from about 8^3 on.
+ *
+ * Vectors (GEMV-like calls: n <= 2, or m <= 2 with transposed A, where a register tile would be
+ * mostly empty). Column j of C is finished before the next: C(:,j) = beta C(:,j), then
  * alpha * op(B)(:,j) is copied in chunks to a contiguous buffer and applied as axpys over the
  * columns of A (plain A) or dot products with the rows of A (transposed A), so every access in
- * the inner loops is unit-stride and vectorisable.
+ * the inner loops is unit-stride and vectorisable. These calls can be large; gk_small_run splits
+ * their rows over threads.
  */
 #include <stdint.h>
 
+/* The lane copies of a masked tile edge are a few floats long: no memcpy/memset calls for them. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("no-tree-loop-distribute-patterns")
+#endif
+
 #include "core/internal.h"
+#include "cpu/frame/frame.h"
+#include "cpu/frame/simd.h"
 
 #define GK_SMALL_CHUNK 256
 
-void GK_SMALL_NAME(const gk_gemm_args *g) {
+_Static_assert(2 * GK_VW <= GK_SMALL_ROW_ALIGN,
+               "op(A) copies are padded to GK_SMALL_ROW_ALIGN rows");
+
+/* One tile of C at c, nb columns by `rows` rows, all of k. A(i, p) = a[i + p * lda];
+ * B(p, j) = b[j + p * ldb] when tb, else b[p + j * ldb]. mv, nb and tb are constants in each
+ * instance (see the table below), so the accumulators are registers.
+ *   mv == 2 (GK_VW < rows <= 2 GK_VW): two vectors, rows 0.. and rows - GK_VW.., which overlap
+ *     unless rows == 2 GK_VW. The rows they share get the same value twice: both vectors multiply
+ *     the same elements in the same order, and C is read before either is stored. Unmasked, so
+ *     no register holds a mask (AVX2 has none to spare beside 12 accumulators).
+ *   mv == 1 (rows <= GK_VW): one vector, masked to `rows`. */
+static inline __attribute__((always_inline)) void
+small_tile(int mv, int nb, int tb, int64_t k, const float *a, int64_t lda, const float *b,
+           int64_t ldb, float *c, int64_t ldc, float alpha, float beta, int rows) {
+    const int64_t off1 = rows - GK_VW;
+    const gk_vmask last = gk_vmask_first(mv == 1 ? rows : GK_VW);
+    gk_v acc[2][GK_VNB];
+#pragma GCC unroll 16
+    for (int j = 0; j < nb; j++)
+        acc[0][j] = acc[1][j] = gk_v_zero();
+    for (int64_t p = 0; p < k; p++) {
+        const float *ap = a + p * lda;
+        const gk_v a0 = mv == 2 ? gk_v_load(ap) : gk_v_loadm(ap, last);
+        const gk_v a1 = mv == 2 ? gk_v_load(ap + off1) : a0;
+#pragma GCC unroll 16
+        for (int j = 0; j < nb; j++) {
+            const gk_v bj = gk_v_set1(tb ? b[j + p * ldb] : b[p + j * ldb]);
+            acc[0][j] = gk_v_fma(a0, bj, acc[0][j]);
+            if (mv == 2) acc[1][j] = gk_v_fma(a1, bj, acc[1][j]);
+        }
+    }
+    const gk_v va = gk_v_set1(alpha), vb = gk_v_set1(beta);
+#pragma GCC unroll 16
+    for (int j = 0; j < nb; j++) {
+        float *cj = c + j * ldc;
+        gk_v r0 = gk_v_mul(va, acc[0][j]);
+        if (mv == 2) {
+            gk_v r1 = gk_v_mul(va, acc[1][j]);
+            if (beta != 0.0f) {
+                const gk_v c0 = gk_v_load(cj), c1 = gk_v_load(cj + off1);
+                r0 = gk_v_fma(vb, c0, r0), r1 = gk_v_fma(vb, c1, r1);
+            }
+            gk_v_store(cj, r0);
+            gk_v_store(cj + off1, r1);
+        } else {
+            if (beta != 0.0f) r0 = gk_v_fma(vb, gk_v_loadm(cj, last), r0);
+            gk_v_storem(cj, r0, last);
+        }
+    }
+}
+
+typedef void (*small_tile_fn)(int64_t k, const float *a, int64_t lda, const float *b, int64_t ldb,
+                              float *c, int64_t ldc, float alpha, float beta, int rows);
+
+#define GK_SMALL_TILE_DEF(MV, NB, TB)                                                              \
+    static void small_tile_##MV##_##NB##_##TB(int64_t k, const float *a, int64_t lda,              \
+                                              const float *b, int64_t ldb, float *c, int64_t ldc,  \
+                                              float alpha, float beta, int rows) {                 \
+        small_tile(MV, NB, TB, k, a, lda, b, ldb, c, ldc, alpha, beta, rows);                      \
+    }
+#define GK_SMALL_TILE_REF(MV, NB, TB) small_tile_##MV##_##NB##_##TB,
+
+/* X(MV, nb, TB) for nb = 1 .. GK_VNB (4, 6 or 12) */
+#define GK_NB_4(X, MV, TB) X(MV, 1, TB) X(MV, 2, TB) X(MV, 3, TB) X(MV, 4, TB)
+#define GK_NB_6(X, MV, TB) GK_NB_4(X, MV, TB) X(MV, 5, TB) X(MV, 6, TB)
+#define GK_NB_12(X, MV, TB)                                                                        \
+    GK_NB_6(X, MV, TB)                                                                             \
+    X(MV, 7, TB) X(MV, 8, TB) X(MV, 9, TB) X(MV, 10, TB) X(MV, 11, TB) X(MV, 12, TB)
+#define GK_NB_CAT(n) GK_NB_##n
+#define GK_NB_LIST(n) GK_NB_CAT(n)
+#define GK_NB_ALL(X, MV, TB) GK_NB_LIST(GK_VNB)(X, MV, TB)
+
+GK_NB_ALL(GK_SMALL_TILE_DEF, 1, 0)
+GK_NB_ALL(GK_SMALL_TILE_DEF, 2, 0)
+GK_NB_ALL(GK_SMALL_TILE_DEF, 1, 1)
+GK_NB_ALL(GK_SMALL_TILE_DEF, 2, 1)
+
+/* [tb][mv - 1][nb - 1] */
+static const small_tile_fn small_tiles[2][2][GK_VNB] = {
+    {{GK_NB_ALL(GK_SMALL_TILE_REF, 1, 0)}, {GK_NB_ALL(GK_SMALL_TILE_REF, 2, 0)}},
+    {{GK_NB_ALL(GK_SMALL_TILE_REF, 1, 1)}, {GK_NB_ALL(GK_SMALL_TILE_REF, 2, 1)}},
+};
+
+static void small_by_tiles(const gk_gemm_args *g) {
+    const int64_t m = g->m, n = g->n, k = g->k;
+    /* Transposed A is packed into panels of 2 GK_VW rows, with the block packing of this ISA
+     * (its in-register transposes): row tile q then reads abuf + q * 2 GK_VW * k. Copied element
+     * by element instead, 20x20x20 with transposed A ran 1.7x slower than the packed path. */
+    float abuf[GK_SMALL_ABUF];
+    const int64_t npan =
+        (m + 2 * GK_VW - 1) / (2 * GK_VW); /* npan * 2 GK_VW * k <= GK_SMALL_ABUF */
+    if (g->transa) GK_SMALL_PACK(abuf, 2 * GK_VW, m, k, g->a, g->lda, 1, npan);
+    for (int64_t j0 = 0; j0 < n; j0 += GK_VNB) {
+        const int nb = (int)(n - j0 < GK_VNB ? n - j0 : GK_VNB);
+        const float *b = g->transb ? g->b + j0 : g->b + j0 * g->ldb;
+        for (int64_t i0 = 0; i0 < m; i0 += 2 * GK_VW) {
+            const int rows = (int)(m - i0 < 2 * GK_VW ? m - i0 : 2 * GK_VW);
+            const int mv = rows > GK_VW ? 2 : 1;
+            const float *a = g->transa ? abuf + i0 * k : g->a + i0;
+            small_tiles[g->transb][mv - 1][nb - 1](k, a, g->transa ? 2 * GK_VW : g->lda, b, g->ldb,
+                                                   g->c + i0 + j0 * g->ldc, g->ldc, g->alpha,
+                                                   g->beta, rows);
+        }
+    }
+}
+
+static void small_by_vectors(const gk_gemm_args *g) {
     const int64_t m = g->m, n = g->n, k = g->k;
     float bt[GK_SMALL_CHUNK];
     for (int64_t j = 0; j < n; j++) {
@@ -54,4 +178,11 @@ void GK_SMALL_NAME(const gk_gemm_args *g) {
             }
         }
     }
+}
+
+void GK_SMALL_NAME(const gk_gemm_args *g) {
+    if (gk_small_vector_form(g))
+        small_by_vectors(g);
+    else
+        small_by_tiles(g);
 }

@@ -1,0 +1,101 @@
+/*
+ * test_small.c — the unpacked small-matrix path of every registered kernel family, called
+ * directly (not through the size rule), against the float64 reference: every row count around
+ * one and two vectors of each family (the masked one-vector tiles and the overlapping two-vector
+ * ones), column counts around each family's register-tile width, short and odd k, both layouts,
+ * all four transpositions, padded leading dimensions whose gaps hold NaN, alpha and beta mixed
+ * with NaN-filled C for beta = 0, and GEMV-like shapes (the vector form). C sits between
+ * sentinels that must survive, A and B span exactly their allocations (t_gemm_data).
+ * Also the size rule's promise to the tiles: a transposed A it sends there fits their stack copy.
+ */
+#include <stdio.h>
+
+#include "check.h"
+#include "core/internal.h"
+#include "cpu/frame/frame.h"
+#include "cpu/kernels/ukernel.h"
+#include "ref.h"
+
+static const gk_ukr_desc *cur;
+
+static void shapes(void) {
+    if (!cur->usable()) T_SKIP("%s: this CPU/OS cannot run %s", cur->name, cur->arch);
+    static const int64_t ms[] = {1,  2,  3,  4,  5,  7,  8,  9,  12, 15,
+                                 16, 17, 20, 23, 24, 31, 32, 33, 40};
+    static const int64_t ns[] = {1, 2, 3, 4, 5, 6, 7, 11, 12, 13, 25};
+    static const int64_t ks[] = {1, 2, 3, 8, 17};
+    static const float alphas[] = {1.0f, -1.0f, 0.5f}, betas[] = {0.0f, 1.0f, -1.0f, 0.5f};
+    t_rng rng = {777};
+    int64_t runs = 0;
+    for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++)
+        for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++)
+            for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
+                for (int v = 0; v < 8; v++) {
+                    const int64_t m = ms[mi], n = ns[ni], k = ks[ki];
+                    t_gemm_case cs = {.layout = v & 4 ? GK_ROW_MAJOR : GK_COL_MAJOR,
+                                      .ta = v & 1 ? GK_TRANS : GK_NO_TRANS,
+                                      .tb = v & 2 ? GK_TRANS : GK_NO_TRANS,
+                                      .m = m,
+                                      .n = n,
+                                      .k = k};
+                    const int64_t pad = (int64_t)t_rng_range(&rng, 0, 3);
+                    cs.alpha = alphas[t_rng_range(&rng, 0, 2)];
+                    cs.beta = betas[t_rng_range(&rng, 0, 3)];
+                    cs.nan_c = cs.beta == 0.0f;
+                    cs.lda = t_min_ld(cs.layout, cs.ta, m, k) + pad;
+                    cs.ldb = t_min_ld(cs.layout, cs.tb, k, n) + pad;
+                    cs.ldc = t_min_ld(cs.layout, GK_NO_TRANS, m, n) + pad;
+                    t_gemm_data d;
+                    T_REQUIRE(t_gemm_data_init(&d, &cs, &rng) == 0, "out of memory");
+                    gk_gemm_args g;
+                    gk_status st =
+                        gk_check_gemm("test", cs.layout, cs.ta, cs.tb, m, n, k, cs.alpha, d.a,
+                                      cs.lda, d.b, cs.ldb, cs.beta, d.c, cs.ldc, &g);
+                    char desc[256], why[512];
+                    t_case_str(&cs, desc, sizeof desc);
+                    int bad = st != GK_SUCCESS;
+                    if (!bad) {
+                        cur->small(&g);
+                        bad = t_gemm_data_verify(&d, 0.0, why, sizeof why);
+                    }
+                    T_CHECK(!bad, "%s %s (%s form): %s", cur->name, desc,
+                            gk_small_vector_form(&g) ? "vector" : "tile",
+                            st != GK_SUCCESS ? gk_last_error() : why);
+                    t_gemm_data_free(&d);
+                    if (bad) return;
+                    runs++;
+                }
+    T_CHECK(runs > 6000, "only %lld cases ran", (long long)runs);
+}
+
+/* Every call the rule sends to the tiles with transposed A fits the stack copy of op(A); and
+ * the rule does send tiny calls of every transposition there. */
+static void rule_fits_tile_buffer(void) {
+    for (int64_t m = 1; m <= 200; m += 7)
+        for (int64_t k = 1; k <= 3000; k = k * 3 + 1)
+            for (int64_t n = 3; n <= 100; n += 16)
+                for (int tr = 0; tr < 4; tr++) {
+                    const gk_gemm_args g = {
+                        .m = m, .n = n, .k = k, .transa = tr & 1, .transb = tr >> 1};
+                    if (!gk_small_wanted(&g) || gk_small_vector_form(&g) || !g.transa) continue;
+                    const int64_t rows =
+                        (m + GK_SMALL_ROW_ALIGN - 1) / GK_SMALL_ROW_ALIGN * GK_SMALL_ROW_ALIGN;
+                    T_REQUIRE(rows * k <= GK_SMALL_ABUF, "m=%lld k=%lld: %lld floats of copy",
+                              (long long)m, (long long)k, (long long)(rows * k));
+                }
+    for (int tr = 0; tr < 4; tr++) {
+        const gk_gemm_args g = {.m = 8, .n = 8, .k = 8, .transa = tr & 1, .transb = tr >> 1};
+        T_CHECK(gk_small_wanted(&g) && !gk_small_vector_form(&g), "8x8x8 trans %d not tiled", tr);
+    }
+}
+
+int main(void) {
+    T_RUN(rule_fits_tile_buffer);
+    for (int i = 0; i < gk_ukr_count; i++) {
+        char name[96];
+        cur = &gk_ukr_table[i];
+        snprintf(name, sizeof name, "small_%s_shapes", cur->name);
+        t_run(name, shapes);
+    }
+    return t_finish();
+}
