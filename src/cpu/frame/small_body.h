@@ -61,22 +61,27 @@ small_tile(int mv, int nb, int tb, int64_t k, const float *a, int64_t lda, const
             if (mv == 2) acc[1][j] = gk_v_fma(a1, bj, acc[1][j]);
         }
     }
+    /* All of the tile's C is read before any of it is written: in a short matrix the next
+     * column's load would otherwise overlap the bytes of this column's (masked) store and wait
+     * for it to retire instead of forwarding. */
     const gk_v va = gk_v_set1(alpha), vb = gk_v_set1(beta);
 #pragma GCC unroll 16
     for (int j = 0; j < nb; j++) {
+        const float *cj = c + j * ldc;
+        acc[0][j] = gk_v_mul(va, acc[0][j]);
+        if (mv == 2) acc[1][j] = gk_v_mul(va, acc[1][j]);
+        if (beta == 0.0f) continue;
+        acc[0][j] = gk_v_fma(vb, mv == 2 ? gk_v_load(cj) : gk_v_loadm(cj, last), acc[0][j]);
+        if (mv == 2) acc[1][j] = gk_v_fma(vb, gk_v_load(cj + off1), acc[1][j]);
+    }
+#pragma GCC unroll 16
+    for (int j = 0; j < nb; j++) {
         float *cj = c + j * ldc;
-        gk_v r0 = gk_v_mul(va, acc[0][j]);
         if (mv == 2) {
-            gk_v r1 = gk_v_mul(va, acc[1][j]);
-            if (beta != 0.0f) {
-                const gk_v c0 = gk_v_load(cj), c1 = gk_v_load(cj + off1);
-                r0 = gk_v_fma(vb, c0, r0), r1 = gk_v_fma(vb, c1, r1);
-            }
-            gk_v_store(cj, r0);
-            gk_v_store(cj + off1, r1);
+            gk_v_store(cj, acc[0][j]);
+            gk_v_store(cj + off1, acc[1][j]);
         } else {
-            if (beta != 0.0f) r0 = gk_v_fma(vb, gk_v_loadm(cj, last), r0);
-            gk_v_storem(cj, r0, last);
+            gk_v_storem(cj, acc[0][j], last);
         }
     }
 }
