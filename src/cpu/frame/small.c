@@ -6,11 +6,12 @@
 
 #include <omp.h>
 
-/* The unpacked path's register tiles against the packed path, Zen 3, 1 thread, `gk-cpu-probe`
- * (docs/cpu.md): the tiles are 2-8x faster up to 12^3 in every transposition, where the packed
- * path spends ~0.2 us on each call's edge panels and tiles; 0.8-0.95x of its time up to 32^3 and
- * level (0.9-1.1x) at 48^3-64^3 with plain B; with transposed B, whose pack is a transpose the
- * tiles avoid by broadcasting B in place, 0.55-0.8x up to 64^3. */
+/* The unpacked path's register tiles against the packed path, 1 thread, `gk-cpu-probe` (tables in
+ * docs/cpu.md). Zen 3: 2-9x faster up to 12^3 in every transposition (the packed path spends
+ * ~0.2 us per call on edge panels and tiles), 0.6-0.95x of its time up to 32^3, level
+ * (0.9-1.1x) at 48^3-64^3 with plain B; with transposed B, whose pack is a transpose that the
+ * tiles avoid by broadcasting B in place, 0.5-0.85x up to 64^3. The Xeon's AVX-512 tiles gain
+ * as much or more (0.6-0.95x at 48^3-64^3 with plain B), so one rule serves both. */
 #define GK_SMALL_MNK (32.0 * 32.0 * 32.0)
 #define GK_SMALL_MNK_TRANSB (64.0 * 64.0 * 64.0)
 
