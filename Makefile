@@ -41,6 +41,13 @@ endif
 CPPFLAGS += -Iinclude -Isrc -D_GNU_SOURCE
 CFLAGS ?= $(OPT) -g
 CFLAGS += -std=c11 -fPIC -fvisibility=hidden -fopenmp -Wall -Wextra $(SAN_FLAGS)
+# Per-call overhead of tiny GEMMs (docs/cpu.md): calls between the library's own exported
+# functions go direct instead of through the PLT, and thread-local storage (the error message)
+# is reached by TLS descriptors instead of a __tls_get_addr call (still safe under dlopen).
+CFLAGS += -fno-semantic-interposition
+ifeq ($(MACHINE),x86_64)
+CFLAGS += -mtls-dialect=gnu2
+endif
 LDLIBS += -fopenmp -lm -ldl -lpthread $(SAN_FLAGS)
 
 # Portable PTX + Ampere SASS for other GPUs, sm_90a SASS (wgmma/setmaxnreg) for Hopper.

@@ -8,7 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-static int trans_ok(gk_trans t) { return t == GK_NO_TRANS || t == GK_TRANS || t == GK_CONJ_TRANS; }
+static int trans_ok(gk_trans t) {
+    return t == GK_NO_TRANS || t == GK_TRANS || t == GK_CONJ_TRANS;
+}
 
 /* Bytes spanned by a column-major rows x cols matrix with leading dimension ld, or -1 on overflow.
  * The span is ((cols - 1) * ld + rows) elements; it must fit in a ptrdiff_t. Checked with the
@@ -23,10 +25,10 @@ static int64_t span_bytes(int64_t rows, int64_t cols, int64_t ld) {
     return bytes;
 }
 
-gk_status gk_check_gemm(const char *who, gk_layout layout, gk_trans transa, gk_trans transb,
-                        int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t lda,
-                        const float *b, int64_t ldb, float beta, float *c, int64_t ldc,
-                        gk_gemm_args *out) {
+/* The first failing argument in a fixed order, with its message; GK_SUCCESS if none. */
+static gk_status find_error(const char *who, gk_layout layout, gk_trans transa, gk_trans transb,
+                            int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                            int64_t lda, const float *b, int64_t ldb, const float *c, int64_t ldc) {
     if (layout != GK_ROW_MAJOR && layout != GK_COL_MAJOR)
         return gk_fail(GK_ERR_INVALID_LAYOUT, "%s: layout=%d is not GK_ROW_MAJOR or GK_COL_MAJOR",
                        who, (int)layout);
@@ -75,6 +77,36 @@ gk_status gk_check_gemm(const char *who, gk_layout layout, gk_trans transa, gk_t
     if (span_bytes(row ? n : m, row ? m : n, ldc) < 0)
         return gk_fail(GK_ERR_OVERFLOW, "%s: c (%lld x %lld, ldc=%lld) overflows the address space",
                        who, (long long)m, (long long)n, (long long)ldc);
+    return GK_SUCCESS;
+}
+
+/* Sizes and leading dimensions below 2^30 cannot overflow a span: (2^30)^2 floats is 2^62 bytes. */
+#define GK_SMALL_DIM ((int64_t)1 << 30)
+
+gk_status gk_check_gemm(const char *who, gk_layout layout, gk_trans transa, gk_trans transb,
+                        int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t lda,
+                        const float *b, int64_t ldb, float beta, float *c, int64_t ldc,
+                        gk_gemm_args *out) {
+    /* A call that is plainly valid (known enums, every size and leading dimension in
+     * [0, 2^30), each leading dimension at least the plain or transposed extent it must cover,
+     * no NULL pointer) skips find_error, whose ordered tests took a fifth of a 4x4x4 call. The
+     * test is stricter than find_error's, never looser: whatever it rejects, find_error
+     * rechecks and may still accept (huge sizes) or report. */
+    const int row = layout == GK_ROW_MAJOR;
+    const int ta = transa != GK_NO_TRANS, tb = transb != GK_NO_TRANS;
+    const int64_t a_min = row == ta ? m : k, b_min = row == tb ? k : n, c_min = row ? n : m;
+    const int plain = (layout == GK_COL_MAJOR) | row;
+    const int trans_ok_ab = ((unsigned)(transa - GK_NO_TRANS) <= GK_CONJ_TRANS - GK_NO_TRANS) &
+                            ((unsigned)(transb - GK_NO_TRANS) <= GK_CONJ_TRANS - GK_NO_TRANS);
+    const int sizes_ok = (uint64_t)(m | n | k | lda | ldb | ldc) < (uint64_t)GK_SMALL_DIM;
+    const int lds_ok =
+        (lda >= a_min) & (ldb >= b_min) & (ldc >= c_min) & (lda > 0) & (ldb > 0) & (ldc > 0);
+    const int ptrs_ok = (a != NULL) & (b != NULL) & (c != NULL);
+    if (!(plain & trans_ok_ab & sizes_ok & lds_ok & ptrs_ok)) {
+        const gk_status s =
+            find_error(who, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, c, ldc);
+        if (s != GK_SUCCESS) return s;
+    }
 
     out->k = k;
     out->alpha = alpha;

@@ -27,6 +27,9 @@ static struct {
     gk_blocking blk[GK_UKR_MAX_KERNELS];
 } defaults;
 static pthread_once_t defaults_once = PTHREAD_ONCE_INIT;
+/* Set (release) when `defaults` is complete: each call tests this flag inline and enters
+ * pthread_once only until then, which saves two library calls on every tiny GEMM. */
+static atomic_int defaults_ready;
 
 static atomic_int arch_override = -1;  /* registry index from gk_set_arch, -1: none */
 static atomic_int thread_override = 0; /* from gk_set_num_threads, 0: none */
@@ -91,10 +94,12 @@ static void init_defaults(void) {
                 defaults.reason, u->mr, u->nr, (long long)b->mc, (long long)b->kc, (long long)b->nc,
                 defaults.threads);
     }
+    atomic_store_explicit(&defaults_ready, 1, memory_order_release);
 }
 
-static void ensure_defaults(void) {
-    pthread_once(&defaults_once, init_defaults);
+static inline void ensure_defaults(void) {
+    if (!atomic_load_explicit(&defaults_ready, memory_order_acquire))
+        pthread_once(&defaults_once, init_defaults);
 }
 
 /* The kernel a call made now uses, and why. */
@@ -185,9 +190,10 @@ gk_status gk_sgemm(gk_layout layout, gk_trans transa, gk_trans transb, int64_t m
     }
     const int idx = current_kernel(NULL);
     const gk_ukr_desc *u = &gk_ukr_table[idx];
+    const int threads = gk_get_num_threads();
     if (gk_small_wanted(&g)) {
-        gk_small_run(&g, u->small, gk_get_num_threads());
+        gk_small_run(&g, u->small, threads);
         return GK_SUCCESS;
     }
-    return gk_frame_gemm(&g, u, defaults.blk[idx], gk_get_num_threads());
+    return gk_frame_gemm(&g, u, defaults.blk[idx], threads);
 }

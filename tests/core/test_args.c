@@ -1,7 +1,8 @@
 /*
  * test_args.c — argument errors of the public API: every bad gk_sgemm argument returns its own
  * status with a gk_last_error() message naming the argument and leaves C, A and B bit-identical;
- * the smallest legal leading dimensions are accepted; status strings, gk_set_num_threads,
+ * the smallest legal leading dimensions are accepted, also across the argument check's shortcut
+ * for plainly valid calls; status strings, gk_set_num_threads,
  * gk_set_arch and gk_cpu_get_info reject bad values; the error message is per thread.
  */
 #include <ctype.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "core/internal.h"
 #include "ref.h"
 
 #define BIG ((int64_t)1 << 40)
@@ -183,6 +185,57 @@ static void byte_overflow(void) {
     expect_error(&cl, GK_ERR_OVERFLOW, "c", "C with ldc=2^62");
 }
 
+/* gk_check_gemm takes a shortcut for plainly valid calls (every size and leading dimension
+ * below 2^30, no NULL pointer) and the full ordered checks otherwise. Across that boundary, in
+ * every layout and transposition, a valid call must succeed with the same column-major
+ * normalisation either way, and a leading dimension one short must still be refused. Only the
+ * check runs: these sizes are never multiplied. */
+static void check_agrees_across_shortcut(void) {
+    const int64_t edge = (int64_t)1 << 30;
+    const int64_t dims[] = {0, 1, 7, edge - 1, edge, edge + 1};
+    const gk_layout lays[2] = {GK_COL_MAJOR, GK_ROW_MAJOR};
+    const gk_trans trs[2] = {GK_NO_TRANS, GK_TRANS};
+    float dummy[1];
+    for (int l = 0; l < 2; l++)
+        for (int t = 0; t < 4; t++)
+            for (int i = 0; i < 6 * 6 * 6; i++) {
+                const gk_layout lay = lays[l];
+                const gk_trans ta = trs[t % 2], tb = trs[t / 2];
+                const int64_t m = dims[i % 6], n = dims[i / 6 % 6], k = dims[i / 36];
+                const int64_t lda = t_min_ld(lay, ta, m, k), ldb = t_min_ld(lay, tb, k, n),
+                              ldc = t_min_ld(lay, GK_NO_TRANS, m, n);
+                gk_gemm_args g;
+                gk_status st = gk_check_gemm("test", lay, ta, tb, m, n, k, 2.0f, dummy, lda, dummy,
+                                             ldb, 0.5f, dummy, ldc, &g);
+                T_CHECK(st == GK_SUCCESS, "layout=%d ta=%d tb=%d m=%lld n=%lld k=%lld: %s",
+                        (int)lay, (int)ta, (int)tb, (long long)m, (long long)n, (long long)k,
+                        gk_last_error());
+                const int row = lay == GK_ROW_MAJOR;
+                T_CHECK(g.m == (row ? n : m) && g.n == (row ? m : n) && g.k == k &&
+                            g.lda == (row ? ldb : lda) && g.ldb == (row ? lda : ldb) &&
+                            g.ldc == ldc && g.transa == (row ? t / 2 : t % 2) &&
+                            g.transb == (row ? t % 2 : t / 2) && g.alpha == 2.0f && g.beta == 0.5f,
+                        "layout=%d ta=%d tb=%d m=%lld n=%lld k=%lld: wrong normalisation", (int)lay,
+                        (int)ta, (int)tb, (long long)m, (long long)n, (long long)k);
+                /* each leading dimension one short of its minimum (when that is above 1) */
+                const int64_t lds[3] = {lda, ldb, ldc};
+                const char *names[3] = {"lda", "ldb", "ldc"};
+                for (int o = 0; o < 3; o++) {
+                    if (lds[o] <= 1) continue;
+                    int64_t ld[3] = {lda, ldb, ldc};
+                    ld[o]--;
+                    gk_clear_error();
+                    st = gk_check_gemm("test", lay, ta, tb, m, n, k, 2.0f, dummy, ld[0], dummy,
+                                       ld[1], 0.5f, dummy, ld[2], &g);
+                    T_CHECK(st == GK_ERR_INVALID_LD && names_arg(gk_last_error(), names[o]),
+                            "%s one short, layout=%d ta=%d tb=%d m=%lld n=%lld k=%lld: got %s: %s",
+                            names[o], (int)lay, (int)ta, (int)tb, (long long)m, (long long)n,
+                            (long long)k, gk_status_string(st), gk_last_error());
+                }
+                if (t_state.case_failed) return;
+            }
+}
+
 static void status_strings(void) {
     const char *seen[GK_ERR_INTERNAL + 1];
     for (int s = GK_SUCCESS; s <= GK_ERR_INTERNAL; s++) {
@@ -264,6 +317,7 @@ int main(void) {
     T_RUN(leading_dimensions);
     T_RUN(null_pointers);
     T_RUN(byte_overflow);
+    T_RUN(check_agrees_across_shortcut);
     T_RUN(status_strings);
     T_RUN(set_num_threads_rejects_negative);
     T_RUN(set_arch_rejects_unknown);
