@@ -29,10 +29,10 @@ $(PROBE): bench/probe/cpu_probe.c $(STLIB)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -fvisibility=default $< -o $@ $(STLIB) -fopenmp -lm -lpthread
 
-# gk-call-ab (bench/probe/call_ab.c): per-call time of tiny GEMMs through two builds of
-# libgemmkit.so loaded side by side, for A/B comparisons of the call overhead.
+# gk-call-ab (bench/probe/call_ab.c): per-call time of tiny GEMMs through two libraries loaded
+# side by side (two builds of libgemmkit.so, or gemmkit and a CBLAS library).
 CALL_AB := $(BUILD)/bin/gk-call-ab
 cli: $(CALL_AB)
 $(CALL_AB): bench/probe/call_ab.c include/gemmkit.h
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ -ldl
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ -ldl -lm

@@ -1,55 +1,84 @@
 /*
- * call_ab.c — `gk-call-ab`: the time of one tiny gk_sgemm call through two builds of
- * libgemmkit.so loaded side by side in one process (dlopen, RTLD_LOCAL), for A/B comparisons of
- * per-call overhead. Each round times a loop of back-to-back calls per library, the two loops
- * alternating and their order reversed every other round; the medians over rounds are printed.
- * A loop of calls divides the clock's own cost (tens of ns, which `gemmkit bench` pays per call)
- * by the loop length, so differences of a few ns stay visible.
+ * call_ab.c — `gk-call-ab`: the time of one tiny SGEMM call through two libraries loaded side by
+ * side in one process (dlopen, RTLD_LOCAL), for A/B comparisons of per-call overhead: two builds
+ * of libgemmkit.so, or gemmkit against a CBLAS library such as OpenBLAS. Each round times a loop
+ * of back-to-back calls per library, the two loops alternating and their order reversed every
+ * other round; the medians over rounds are printed. A loop of calls divides the clock's own cost
+ * (tens of ns, which `gemmkit bench` pays per call) by the loop length, so differences of a few
+ * ns stay visible.
  *
  *   gk-call-ab LIB_A LIB_B [MxNxK ...]    default shapes: a tiny set from 1^3 to 32^3
  *
- * Column-major, no transposition, alpha 1, beta 0, minimal leading dimensions, on the calling
- * thread's default thread count (set GEMMKIT_NUM_THREADS=1 for one thread). A diagnostic, not a
+ * LIB is the path of a libgemmkit.so (called through gk_sgemm) or cblas:PATH for a library
+ * exporting cblas_sgemm (its 32-bit int sizes; shapes here are tiny). Column-major, no
+ * transposition, alpha 1, beta 0, minimal leading dimensions, each library on its default thread
+ * count (set GEMMKIT_NUM_THREADS=1 and OPENBLAS_NUM_THREADS=1 for one thread). A diagnostic, not a
  * benchmark of record.
  */
 #include <dlfcn.h>
+#include <float.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../tools/timing.h"
 #include "gemmkit.h"
 
 enum { ROUNDS = 21, MAX_SHAPES = 64 };
 
-typedef gk_status (*sgemm_fn)(gk_layout, gk_trans, gk_trans, int64_t, int64_t, int64_t, float,
-                              const float *, int64_t, const float *, int64_t, float, float *,
-                              int64_t);
+typedef gk_status (*gk_sgemm_fn)(gk_layout, gk_trans, gk_trans, int64_t, int64_t, int64_t, float,
+                                 const float *, int64_t, const float *, int64_t, float, float *,
+                                 int64_t);
+/* CBLAS's enums have the same values as gemmkit's (102 column-major, 111 no transposition) */
+typedef void (*cblas_sgemm_fn)(int, int, int, int, int, int, float, const float *, int,
+                               const float *, int, float, float *, int);
+
+typedef struct {
+    gk_sgemm_fn gk;
+    cblas_sgemm_fn cblas;
+} lib;
 
 static const char *const default_shapes[] = {"1x1x1",    "4x4x4",   "8x8x2",    "8x8x8",
                                              "12x12x12", "3x30x10", "16x16x16", "32x32x32"};
 
-static sgemm_fn load(const char *path) {
+static int load(const char *arg, lib *l) {
+    const int cblas = strncmp(arg, "cblas:", 6) == 0;
+    const char *path = cblas ? arg + 6 : arg;
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         fprintf(stderr, "gk-call-ab: %s\n", dlerror());
-        return NULL;
+        return 0;
     }
-    sgemm_fn f = (sgemm_fn)dlsym(h, "gk_sgemm");
-    if (!f) fprintf(stderr, "gk-call-ab: %s has no gk_sgemm\n", path);
-    return f;
+    const char *sym = cblas ? "cblas_sgemm" : "gk_sgemm";
+    void *f = dlsym(h, sym);
+    if (!f) {
+        fprintf(stderr, "gk-call-ab: %s has no %s\n", path, sym);
+        return 0;
+    }
+    if (cblas)
+        l->cblas = (cblas_sgemm_fn)f;
+    else
+        l->gk = (gk_sgemm_fn)f;
+    return 1;
 }
 
 /* ns per call over `reps` back-to-back calls */
-static double time_calls(sgemm_fn f, int64_t m, int64_t n, int64_t k, const float *a,
+static double time_calls(const lib *l, int64_t m, int64_t n, int64_t k, const float *a,
                          const float *b, float *c, long reps) {
     const double t0 = gk_now_s();
-    for (long i = 0; i < reps; i++)
-        f(GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, m, n, k, 1.0f, a, m, b, k, 0.0f, c, m);
+    if (l->gk)
+        for (long i = 0; i < reps; i++)
+            l->gk(GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, m, n, k, 1.0f, a, m, b, k, 0.0f, c, m);
+    else
+        for (long i = 0; i < reps; i++)
+            l->cblas(GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, (int)m, (int)n, (int)k, 1.0f, a,
+                     (int)m, b, (int)k, 0.0f, c, (int)m);
     return (gk_now_s() - t0) / (double)reps * 1e9;
 }
 
-static int run_shape(sgemm_fn f[2], const char *shape) {
+static int run_shape(const lib f[2], const char *shape) {
     long long m, n, k;
     if (sscanf(shape, "%lldx%lldx%lld", &m, &n, &k) != 3 || m < 1 || n < 1 || k < 1 ||
         m * n * k > (1LL << 24)) {
@@ -58,9 +87,10 @@ static int run_shape(sgemm_fn f[2], const char *shape) {
     }
     float *a = malloc(sizeof(float) * (size_t)(m * k)),
           *b = malloc(sizeof(float) * (size_t)(k * n));
-    float *c = malloc(sizeof(float) * (size_t)(m * n));
-    if (!a || !b || !c) {
-        free(a), free(b), free(c);
+    float *c = malloc(sizeof(float) * (size_t)(m * n)),
+          *c1 = malloc(sizeof(float) * (size_t)(m * n));
+    if (!a || !b || !c || !c1) {
+        free(a), free(b), free(c), free(c1);
         fprintf(stderr, "gk-call-ab: out of memory\n");
         return 1;
     }
@@ -68,19 +98,30 @@ static int run_shape(sgemm_fn f[2], const char *shape) {
         a[i] = (float)rand() / (float)RAND_MAX - 0.5f;
     for (long long i = 0; i < k * n; i++)
         b[i] = (float)rand() / (float)RAND_MAX - 0.5f;
+    /* Both libraries must compute the same product: |difference| <= (k + 2) eps sum|a b|, with
+     * sum|a b| <= k / 4 for entries in [-0.5, 0.5]. */
+    time_calls(&f[0], m, n, k, a, b, c, 1);
+    time_calls(&f[1], m, n, k, a, b, c1, 1);
+    for (long long i = 0; i < m * n; i++)
+        if (!(fabsf(c[i] - c1[i]) <= (float)(k + 2) * FLT_EPSILON * (float)k / 4.0f)) {
+            fprintf(stderr, "gk-call-ab: %s: the libraries disagree at element %lld (%g vs %g)\n",
+                    shape, i, (double)c[i], (double)c1[i]);
+            free(a), free(b), free(c), free(c1);
+            return 1;
+        }
     /* about 2 ms per loop */
     long reps = 1;
-    while (time_calls(f[0], m, n, k, a, b, c, reps) * (double)reps < 2e6 && reps < (1L << 24))
+    while (time_calls(&f[0], m, n, k, a, b, c, reps) * (double)reps < 2e6 && reps < (1L << 24))
         reps *= 2;
     double t[2][ROUNDS];
     for (int r = 0; r < ROUNDS; r++)
         for (int q = 0; q < 2; q++) {
             const int i = r % 2 ? 1 - q : q;
-            t[i][r] = time_calls(f[i], m, n, k, a, b, c, reps);
+            t[i][r] = time_calls(&f[i], m, n, k, a, b, c, reps);
         }
     const double ma = gk_median(t[0], ROUNDS), mb = gk_median(t[1], ROUNDS);
     printf("%-12s %10.1f %10.1f %10.1f %10.1f %8.3f\n", shape, ma, t[0][0], mb, t[1][0], mb / ma);
-    free(a), free(b), free(c);
+    free(a), free(b), free(c), free(c1);
     return 0;
 }
 
@@ -88,13 +129,14 @@ int main(int argc, char **argv) {
     if (argc < 3 || argv[1][0] == '-') {
         fprintf(stderr,
                 "usage: gk-call-ab LIB_A LIB_B [MxNxK ...]\n"
-                "Per-call time of gk_sgemm through two builds of libgemmkit.so in one "
-                "process, alternated over %d rounds.\n",
+                "Per-call time of SGEMM through two libraries in one process, alternated over "
+                "%d rounds.\nLIB: the path of a libgemmkit.so, or cblas:PATH for a library "
+                "exporting cblas_sgemm.\n",
                 ROUNDS);
         return argc >= 2 && (argv[1][0] == '-' && argv[1][1] == 'h') ? 0 : 2;
     }
-    sgemm_fn f[2] = {load(argv[1]), load(argv[2])};
-    if (!f[0] || !f[1]) return 1;
+    lib f[2] = {{0}};
+    if (!load(argv[1], &f[0]) || !load(argv[2], &f[1])) return 1;
     printf("A = %s\nB = %s\nns per call, median (min) over %d alternated rounds\n", argv[1],
            argv[2], ROUNDS);
     printf("%-12s %10s %10s %10s %10s %8s\n", "shape", "A median", "A min", "B median", "B min",
