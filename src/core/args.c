@@ -1,7 +1,8 @@
 /*
- * args.c — the one argument check for every SGEMM entry point (CPU and CUDA), so both report the
- * same status and message for the same mistake, and the normalisation of row-major problems to
- * column-major (swap A and B), which lets every backend implement a single layout.
+ * args.c — the ordered argument checks behind gk_check_gemm (internal.h) for every SGEMM entry
+ * point (CPU and CUDA), so both report the same status and message for the same mistake. The
+ * shortcut for plainly valid calls and the normalisation to column-major are inline in
+ * internal.h.
  */
 #include "internal.h"
 
@@ -80,49 +81,14 @@ static gk_status find_error(const char *who, gk_layout layout, gk_trans transa, 
     return GK_SUCCESS;
 }
 
-/* Sizes and leading dimensions below 2^30 cannot overflow a span: (2^30)^2 floats is 2^62 bytes. */
-#define GK_SMALL_DIM ((int64_t)1 << 30)
-
-gk_status gk_check_gemm(const char *who, gk_layout layout, gk_trans transa, gk_trans transb,
-                        int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t lda,
-                        const float *b, int64_t ldb, float beta, float *c, int64_t ldc,
-                        gk_gemm_args *out) {
-    /* A call that is plainly valid (known enums, every size and leading dimension in
-     * [0, 2^30), each leading dimension at least the plain or transposed extent it must cover,
-     * no NULL pointer) skips find_error, whose ordered tests took a fifth of a 4x4x4 call. The
-     * test is stricter than find_error's, never looser: whatever it rejects, find_error
-     * rechecks and may still accept (huge sizes) or report. */
-    const int row = layout == GK_ROW_MAJOR;
-    const int ta = transa != GK_NO_TRANS, tb = transb != GK_NO_TRANS;
-    const int64_t a_min = row == ta ? m : k, b_min = row == tb ? k : n, c_min = row ? n : m;
-    const int plain = (layout == GK_COL_MAJOR) | row;
-    const int trans_ok_ab = ((unsigned)(transa - GK_NO_TRANS) <= GK_CONJ_TRANS - GK_NO_TRANS) &
-                            ((unsigned)(transb - GK_NO_TRANS) <= GK_CONJ_TRANS - GK_NO_TRANS);
-    const int sizes_ok = (uint64_t)(m | n | k | lda | ldb | ldc) < (uint64_t)GK_SMALL_DIM;
-    const int lds_ok =
-        (lda >= a_min) & (ldb >= b_min) & (ldc >= c_min) & (lda > 0) & (ldb > 0) & (ldc > 0);
-    const int ptrs_ok = (a != NULL) & (b != NULL) & (c != NULL);
-    if (!(plain & trans_ok_ab & sizes_ok & lds_ok & ptrs_ok)) {
-        const gk_status s =
-            find_error(who, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, c, ldc);
-        if (s != GK_SUCCESS) return s;
-    }
-
-    out->k = k;
-    out->alpha = alpha;
-    out->beta = beta;
-    out->c = c;
-    out->ldc = ldc;
-    if (!row) {
-        out->m = m, out->n = n;
-        out->a = a, out->lda = lda, out->transa = ta;
-        out->b = b, out->ldb = ldb, out->transb = tb;
-    } else {
-        /* Row-major C = op(A) op(B)  <=>  column-major C^T = op(B)^T op(A)^T: the row-major
-         * arrays read as column-major are already the transposes, so only roles swap. */
-        out->m = n, out->n = m;
-        out->a = b, out->lda = ldb, out->transa = tb;
-        out->b = a, out->ldb = lda, out->transb = ta;
-    }
-    return GK_SUCCESS;
+gk_status gk_check_gemm_slow(const char *who, gk_layout layout, gk_trans transa, gk_trans transb,
+                             int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                             int64_t lda, const float *b, int64_t ldb, float beta, float *c,
+                             int64_t ldc, gk_gemm_args *out) {
+    const gk_status s =
+        find_error(who, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, c, ldc);
+    if (s == GK_SUCCESS)
+        gk_gemm_normalise(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
+                          out);
+    return s;
 }

@@ -5,6 +5,9 @@
 #ifndef GK_CORE_INTERNAL_H
 #define GK_CORE_INTERNAL_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #include "gemmkit.h"
 
 #ifdef __cplusplus
@@ -39,14 +42,71 @@ typedef struct gk_gemm_args {
     int64_t lda, ldb, ldc;
 } gk_gemm_args;
 
+/* The column-major form of a valid call: a row-major C = op(A) op(B) is the column-major
+ * C^T = op(B)^T op(A)^T, and the row-major arrays read as column-major already are those
+ * transposes, so only the roles of A and B (and of m and n) swap. */
+static inline void gk_gemm_normalise(gk_layout layout, gk_trans transa, gk_trans transb, int64_t m,
+                                     int64_t n, int64_t k, float alpha, const float *a, int64_t lda,
+                                     const float *b, int64_t ldb, float beta, float *c, int64_t ldc,
+                                     gk_gemm_args *out) {
+    const int ta = transa != GK_NO_TRANS, tb = transb != GK_NO_TRANS;
+    out->k = k;
+    out->alpha = alpha;
+    out->beta = beta;
+    out->c = c;
+    out->ldc = ldc;
+    if (layout != GK_ROW_MAJOR) {
+        out->m = m, out->n = n;
+        out->a = a, out->lda = lda, out->transa = ta;
+        out->b = b, out->ldb = ldb, out->transb = tb;
+    } else {
+        out->m = n, out->n = m;
+        out->a = b, out->lda = ldb, out->transa = tb;
+        out->b = a, out->ldb = lda, out->transb = ta;
+    }
+}
+
+/* The ordered checks (args.c): the first bad argument in the order of gk_check_gemm, with its
+ * message; on success the call is normalised into `out`. */
+GK_HIDDEN gk_status gk_check_gemm_slow(const char *who, gk_layout layout, gk_trans transa,
+                                       gk_trans transb, int64_t m, int64_t n, int64_t k,
+                                       float alpha, const float *a, int64_t lda, const float *b,
+                                       int64_t ldb, float beta, float *c, int64_t ldc,
+                                       gk_gemm_args *out);
+
 /* Check every argument in the fixed order layout, transa, transb, m, n, k, lda, ldb, ldc,
  * pointers, byte overflow; on success fill `out` (column-major normalised). On failure return the
  * status with a message naming the argument (as the caller named it, e.g. "lda") and leave `out`
- * unspecified. `who` prefixes the message ("gk_sgemm"). */
-GK_HIDDEN gk_status gk_check_gemm(const char *who, gk_layout layout, gk_trans transa,
-                                  gk_trans transb, int64_t m, int64_t n, int64_t k, float alpha,
-                                  const float *a, int64_t lda, const float *b, int64_t ldb,
-                                  float beta, float *c, int64_t ldc, gk_gemm_args *out);
+ * unspecified. `who` prefixes the message ("gk_sgemm").
+ *
+ * Inline, so that a plainly valid call (known enums, every size and leading dimension in
+ * [0, 2^30), each leading dimension at least the extent it must cover, no NULL pointer) costs a
+ * few branch-free tests in the caller: a call through the full checks, with their 15 arguments
+ * partly on the stack, was a fifth of a 4x4x4 call. The test is stricter than the ordered checks,
+ * never looser (below 2^30 no span can overflow: (2^30)^2 floats is 2^62 bytes); whatever it
+ * rejects goes to gk_check_gemm_slow, which may still accept it (huge sizes, a NULL operand that
+ * is never read) or name the culprit. */
+static inline gk_status gk_check_gemm(const char *who, gk_layout layout, gk_trans transa,
+                                      gk_trans transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                      const float *a, int64_t lda, const float *b, int64_t ldb,
+                                      float beta, float *c, int64_t ldc, gk_gemm_args *out) {
+    const int row = layout == GK_ROW_MAJOR;
+    const int ta = transa != GK_NO_TRANS, tb = transb != GK_NO_TRANS;
+    const int64_t a_min = row == ta ? m : k, b_min = row == tb ? k : n, c_min = row ? n : m;
+    const int layout_ok = (layout == GK_COL_MAJOR) | row;
+    const int trans_ok =
+        ((unsigned)((int)transa - (int)GK_NO_TRANS) <= (unsigned)(GK_CONJ_TRANS - GK_NO_TRANS)) &
+        ((unsigned)((int)transb - (int)GK_NO_TRANS) <= (unsigned)(GK_CONJ_TRANS - GK_NO_TRANS));
+    const int sizes_ok = (uint64_t)(m | n | k | lda | ldb | ldc) < ((uint64_t)1 << 30);
+    const int lds_ok =
+        (lda >= a_min) & (ldb >= b_min) & (ldc >= c_min) & (lda > 0) & (ldb > 0) & (ldc > 0);
+    const int ptrs_ok = (a != NULL) & (b != NULL) & (c != NULL);
+    if (!(layout_ok & trans_ok & sizes_ok & lds_ok & ptrs_ok))
+        return gk_check_gemm_slow(who, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta,
+                                  c, ldc, out);
+    gk_gemm_normalise(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc, out);
+    return GK_SUCCESS;
+}
 
 /* 1 when the call reduces to C = beta * C (or nothing), so A and B are never read. */
 static inline int gk_gemm_is_scale_only(const gk_gemm_args *g) {
