@@ -102,17 +102,35 @@ tests: $(TEST_BINS)
 help:
 	@sed -n '2,12p' Makefile
 
+# ---- flags stamps ----------------------------------------------------------------------------
+# Every object depends on a file holding the flags it was compiled with (one for C, one for CUDA),
+# rewritten only when they change, so that `make GK_CUDA=0` then `make` (or another OPT or
+# CFLAGS) in the same build directory recompiles instead of linking objects built for the other
+# configuration (a CLI object compiled without -DGK_HAVE_CUDA defines stubs of the CUDA commands,
+# and the link then fails).
+$(shell mkdir -p $(BUILD))
+C_STAMP := $(BUILD)/flags-c.stamp
+C_FLAGS_NOW := $(strip $(CC) $(CPPFLAGS) $(CFLAGS))
+ifneq ($(C_FLAGS_NOW),$(strip $(file <$(C_STAMP))))
+$(file >$(C_STAMP),$(C_FLAGS_NOW))
+endif
+CU_STAMP := $(BUILD)/flags-cu.stamp
+CU_FLAGS_NOW := $(strip $(NVCC) $(NVCCFLAGS))
+ifneq ($(CU_FLAGS_NOW),$(strip $(file <$(CU_STAMP))))
+$(file >$(CU_STAMP),$(CU_FLAGS_NOW))
+endif
+
 # ---- compile rules ---------------------------------------------------------------------------
-$(BUILD)/obj/%_avx2.c.o: %_avx2.c
+$(BUILD)/obj/%_avx2.c.o: %_avx2.c $(C_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -mavx2 -mfma -MMD -MP -c $< -o $@
-$(BUILD)/obj/%_avx512.c.o: %_avx512.c
+$(BUILD)/obj/%_avx512.c.o: %_avx512.c $(C_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -mavx512f -mavx512vl -mavx512dq -mavx512bw -mavx2 -mfma -MMD -MP -c $< -o $@
-$(BUILD)/obj/%.c.o: %.c
+$(BUILD)/obj/%.c.o: %.c $(C_STAMP)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
-$(BUILD)/obj/%.cu.o: %.cu
+$(BUILD)/obj/%.cu.o: %.cu $(CU_STAMP)
 	@mkdir -p $(@D)
 	$(NVCC) -Iinclude -Isrc -Itests -Itests/common $(NVCCFLAGS) -MMD -MP -c $< -o $@
 
