@@ -633,6 +633,48 @@ static void plot(const run_state *st, const char *csv, const char *png) {
     if (f && reap(f, pid) != 0) fprintf(stderr, "gemmkit bench: plotting failed; no PNG\n");
 }
 
+/* 1 when peer columns i and j ran the same kernel (their reports agree up to the " (why)" part,
+ * e.g. BLIS's "zen3 (cpuid)" and "zen3 (context lookup)"); gemmkit and the baseline are A/B
+ * columns by design and never count. */
+static int same_kernel(const run_state *st, int i, int j) {
+    const int base = bench_impl_baseline();
+    if (i == 0 || j == 0 || i == base || j == base || !st->kernel[i][0]) return 0;
+    const char *pi = strstr(st->kernel[i], " ("), *pj = strstr(st->kernel[j], " (");
+    const size_t li = pi ? (size_t)(pi - st->kernel[i]) : strlen(st->kernel[i]);
+    const size_t lj = pj ? (size_t)(pj - st->kernel[j]) : strlen(st->kernel[j]);
+    return li == lj && !strncmp(st->kernel[i], st->kernel[j], li);
+}
+
+/* Two columns that run the same kernel time the same code, so the spread of their ratio over a
+ * table's shapes is what this run's noise alone does to a ratio: a gemmkit/peer ratio inside it
+ * says nothing either way. Printed under each table where such a pair exists. */
+static void print_noise_gauge(const run_state *st, int t) {
+    const bench_opts *o = st->o;
+    for (int i = 1; i < BENCH_NUM_IMPLS; i++)
+        for (int j = i + 1; j < BENCH_NUM_IMPLS; j++) {
+            if (!o->use_impl[i] || !o->use_impl[j] || !same_kernel(st, i, j)) continue;
+            double r[MAX_SHAPES];
+            int n = 0;
+            for (int s = 0; s < o->nshapes; s++) {
+                const result *a = &st->res[s][t][i], *b = &st->res[s][t][j];
+                const double ga = a->failed ? 0 : gflops(&o->shapes[s], a);
+                const double gb = b->failed ? 0 : gflops(&o->shapes[s], b);
+                if (ga > 0 && gb > 0) r[n++] = ga / gb;
+            }
+            if (n == 0) continue;
+            double lo = r[0], hi = r[0];
+            for (int k = 1; k < n; k++) {
+                if (r[k] < lo) lo = r[k];
+                if (r[k] > hi) hi = r[k];
+            }
+            const double med = gk_median(r, n);
+            printf("noise gauge: %s and %s ran the same kernel; %s/%s over these %d shapes: "
+                   "%.2f-%.2f (median %.2f)\n",
+                   bench_impl_names[i], bench_impl_names[j], bench_impl_names[i],
+                   bench_impl_names[j], n, lo, hi, med);
+        }
+}
+
 static void print_table(const run_state *st) {
     const bench_opts *o = st->o;
     printf("\nCPU SGEMM, column-major NN, alpha=1 beta=0: GFLOPS (median of >= 5 timed calls");
@@ -684,6 +726,7 @@ static void print_table(const run_state *st) {
             }
             printf("\n");
         }
+        print_noise_gauge(st, t);
     }
 }
 

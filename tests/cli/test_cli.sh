@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_cli.sh — the `gemmkit` CLI end to end: info/kernels/run/bench exit statuses, that `run`
 # verifies (PASS on correct results, exit 2 on bad arguments with the library's message) and that
-# a minimal `bench` writes a CSV whose rows passed the float64 check. Prints ok/FAIL/skip lines.
+# a minimal `bench` writes a CSV whose rows passed the float64 check, and that the noise gauge
+# appears exactly when two peer columns report the same kernel. Prints ok/FAIL/skip lines.
 set -u
 cli=${GK_BUILD:-build}/bin/gemmkit
 tmp=$(mktemp -d)
@@ -57,4 +58,20 @@ if [ -n "$csv" ] && grep -q ',openblas,' "$csv"; then
     fi
 else
     echo "skip bench_peer_checked: OpenBLAS (libopenblas.so.0) not loadable here"
+fi
+
+# The noise gauge: BLIS as shipped and BLIS at its best report their kernels; the gauge line must
+# be printed if and only if the two names agree (up to the " (why)" part).
+"$cli" bench --sizes 64,48x40x32 --threads 1 --impls blis,blis-best --min-time 0 --no-plot \
+    --out "$tmp/gauge" >"$tmp/gauge.out" 2>&1
+k1=$(sed -n 's/^  blis  *\([^ ]*\) (.*/\1/p' "$tmp/gauge.out")
+k2=$(sed -n 's/^  blis-best  *\([^ ]*\) (.*/\1/p' "$tmp/gauge.out")
+if [ -z "$k1" ] || [ -z "$k2" ]; then
+    echo "skip bench_noise_gauge: BLIS not loadable in both forms here"
+elif [ "$k1" = "$k2" ] && ! grep -q '^noise gauge: blis and blis-best ran the same kernel; .* 2 shapes' "$tmp/gauge.out"; then
+    echo "FAIL bench_noise_gauge: both columns ran $k1 but no gauge line"
+elif [ "$k1" != "$k2" ] && grep -q '^noise gauge' "$tmp/gauge.out"; then
+    echo "FAIL bench_noise_gauge: $k1 and $k2 differ, yet a gauge line was printed"
+else
+    echo "ok bench_noise_gauge"
 fi
