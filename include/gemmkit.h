@@ -37,19 +37,19 @@ extern "C" {
 
 typedef enum gk_status {
     GK_SUCCESS = 0,
-    GK_ERR_INVALID_LAYOUT = 1,    /* layout is neither GK_ROW_MAJOR nor GK_COL_MAJOR */
-    GK_ERR_INVALID_TRANS = 2,     /* transa/transb is not a gk_trans value */
-    GK_ERR_INVALID_SIZE = 3,      /* M, N or K negative */
-    GK_ERR_INVALID_LD = 4,        /* lda, ldb or ldc too small for the layout/transposition */
-    GK_ERR_NULL_POINTER = 5,      /* A, B or C is NULL where data must be read or written */
-    GK_ERR_OVERFLOW = 6,          /* a matrix's extent in bytes overflows the address space */
-    GK_ERR_OUT_OF_MEMORY = 7,     /* a workspace allocation failed */
-    GK_ERR_INVALID_VALUE = 8,     /* another argument (thread count, kernel id, option) is invalid */
-    GK_ERR_UNSUPPORTED = 9,       /* valid request this build or device cannot serve */
-    GK_ERR_NOT_BUILT = 10,        /* the CUDA backend was not compiled into this library */
-    GK_ERR_NO_DEVICE = 11,        /* no usable CUDA device / driver */
-    GK_ERR_CUDA = 12,             /* a CUDA runtime call failed; message carries CUDA's text */
-    GK_ERR_INTERNAL = 13          /* a bug in gemmkit; please report the message */
+    GK_ERR_INVALID_LAYOUT = 1, /* layout is neither GK_ROW_MAJOR nor GK_COL_MAJOR */
+    GK_ERR_INVALID_TRANS = 2,  /* transa/transb is not a gk_trans value */
+    GK_ERR_INVALID_SIZE = 3,   /* M, N or K negative */
+    GK_ERR_INVALID_LD = 4,     /* lda, ldb or ldc too small for the layout/transposition */
+    GK_ERR_NULL_POINTER = 5,   /* A, B or C is NULL where data must be read or written */
+    GK_ERR_OVERFLOW = 6,       /* a matrix's extent in bytes overflows the address space */
+    GK_ERR_OUT_OF_MEMORY = 7,  /* a workspace allocation failed */
+    GK_ERR_INVALID_VALUE = 8,  /* another argument (thread count, kernel id, option) is invalid */
+    GK_ERR_UNSUPPORTED = 9,    /* valid request this build or device cannot serve */
+    GK_ERR_NOT_BUILT = 10,     /* the CUDA backend was not compiled into this library */
+    GK_ERR_NO_DEVICE = 11,     /* no usable CUDA device / driver */
+    GK_ERR_CUDA = 12,          /* a CUDA runtime call failed; message carries CUDA's text */
+    GK_ERR_INTERNAL = 13       /* a bug in gemmkit; please report the message */
 } gk_status;
 
 typedef enum gk_layout { GK_ROW_MAJOR = 101, GK_COL_MAJOR = 102 } gk_layout;
@@ -72,9 +72,9 @@ GK_API const char *gk_version(void);
  * ------------------------------------------------------------------------------------------- */
 
 /* C = alpha * op(A) * op(B) + beta * C, op(A) is M x K, op(B) is K x N, C is M x N. */
-GK_API gk_status gk_sgemm(gk_layout layout, gk_trans transa, gk_trans transb, int64_t m,
-                          int64_t n, int64_t k, float alpha, const float *a, int64_t lda,
-                          const float *b, int64_t ldb, float beta, float *c, int64_t ldc);
+GK_API gk_status gk_sgemm(gk_layout layout, gk_trans transa, gk_trans transb, int64_t m, int64_t n,
+                          int64_t k, float alpha, const float *a, int64_t lda, const float *b,
+                          int64_t ldb, float beta, float *c, int64_t ldc);
 
 /* Threads used by CPU calls. n >= 1 sets the count process-wide (safe to call concurrently with
  * running GEMMs: each call reads it once at entry); n == 0 returns to the default, which is
@@ -89,15 +89,15 @@ GK_API gk_status gk_set_arch(const char *name);
 
 /* What the CPU path will do for a call made now. */
 typedef struct gk_cpu_info {
-    char vendor[16];       /* cpuid vendor string, "" off x86 */
-    char brand[64];        /* cpuid brand string, "" when unknown */
-    int has_avx2, has_fma, has_avx512f; /* ISA usable (CPU and OS state) */
-    char arch[16];         /* kernel family in use: "generic", "avx2", "avx512" */
-    char arch_reason[64];  /* "cpuid", "GEMMKIT_ARCH", "gk_set_arch" */
-    int mr, nr;            /* micro-tile */
-    int64_t mc, kc, nc;    /* cache blocking */
+    char vendor[16];                       /* cpuid vendor string, "" off x86 */
+    char brand[64];                        /* cpuid brand string, "" when unknown */
+    int has_avx2, has_fma, has_avx512f;    /* ISA usable (CPU and OS state) */
+    char arch[16];                         /* kernel family in use: "generic", "avx2", "avx512" */
+    char arch_reason[64];                  /* "cpuid", "GEMMKIT_ARCH", "gk_set_arch" */
+    int mr, nr;                            /* micro-tile */
+    int64_t mc, kc, nc;                    /* cache blocking */
     int64_t l1d_bytes, l2_bytes, l3_bytes; /* caches as detected (0 = unknown) */
-    int threads;           /* threads a call made now will use */
+    int threads;                           /* threads a call made now will use */
 } gk_cpu_info;
 
 GK_API gk_status gk_cpu_get_info(gk_cpu_info *info);
@@ -119,10 +119,10 @@ GK_API gk_status gk_cuda_destroy(gk_cuda_ctx *ctx);
 GK_API gk_status gk_cuda_set_stream(gk_cuda_ctx *ctx, void *stream);
 
 /* Same semantics as gk_sgemm, on device memory, asynchronous on the context's stream. */
-GK_API gk_status gk_cuda_sgemm(gk_cuda_ctx *ctx, gk_layout layout, gk_trans transa,
-                               gk_trans transb, int64_t m, int64_t n, int64_t k, float alpha,
-                               const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
-                               float *c, int64_t ldc);
+GK_API gk_status gk_cuda_sgemm(gk_cuda_ctx *ctx, gk_layout layout, gk_trans transa, gk_trans transb,
+                               int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                               int64_t lda, const float *b, int64_t ldb, float beta, float *c,
+                               int64_t ldc);
 
 /* Run one kernel of the registry (see gk_cuda_kernel_count/gk_cuda_kernel_info), same semantics. */
 GK_API gk_status gk_cuda_sgemm_kernel(gk_cuda_ctx *ctx, int kernel_id, gk_layout layout,
@@ -136,11 +136,12 @@ typedef struct gk_cuda_kernel_info {
     const char *name;      /* short name, e.g. "07_bank_conflict_free" */
     const char *technique; /* one line: what this step adds */
     int min_sm;            /* minimum compute capability * 10, e.g. 80 */
-    double input_rounding; /* unit roundoff of the operands as the multiplier sees them: 0 for
-                              FP32 products, 2^-11 for TF32. Tests accept
-                              |C - Cref| <= ((K + 2) * FLT_EPSILON + 2 * input_rounding) * scale,
-                              scale = |alpha| * sum_k |a_ik b_kj| + |beta * c_ij| (docs/testing.md) */
-    int tensor_cores;      /* 1 if it uses tensor cores */
+    double
+        input_rounding; /* unit roundoff of the operands as the multiplier sees them: 0 for
+                           FP32 products, 2^-11 for TF32. Tests accept
+                           |C - Cref| <= ((K + 2) * FLT_EPSILON + 2 * input_rounding) * scale,
+                           scale = |alpha| * sum_k |a_ik b_kj| + |beta * c_ij| (docs/testing.md) */
+    int tensor_cores;   /* 1 if it uses tensor cores */
 } gk_cuda_kernel_info;
 
 GK_API int gk_cuda_kernel_count(void);

@@ -12,9 +12,9 @@
  *     reported FAIL and not timed;
  *   - timing: one warm-up (two more for short runs), then up to --reps runs (time-boxed by
  *     --budget seconds, at least 3), each bracketed by CUDA events, spread round-robin over
- *     --rounds rounds so every variant is timed in the same thermal/power state; between runs a buffer of
- *     twice the L2 size is overwritten outside the event interval so every run starts with a
- *     cold L2; the median is reported (min in CSV);
+ *     --rounds rounds so every variant is timed in the same thermal/power state; between runs
+ *     a buffer of twice the L2 size is overwritten outside the event interval so every run
+ *     starts with a cold L2; the median is reported (min in CSV);
  *   - during the timed runs a thread samples NVML every 5 ms: mean SM clock, mean board power,
  *     and every throttle reason seen.
  */
@@ -331,7 +331,8 @@ struct bench {
                     res[i].watts = pw[i].watts / pw[i].samples;
                     res[i].throttle = "none";
                     for (const auto &t : pw[i].reasons)
-                        res[i].throttle = (res[i].throttle == "none" ? "" : res[i].throttle + "+") + t;
+                        res[i].throttle =
+                            (res[i].throttle == "none" ? "" : res[i].throttle + "+") + t;
                 }
                 fprintf(stderr, "[%lld] %-28s %3d reps %9.3f ms %7.2f TFLOPS\n", (long long)n,
                         vars[i].name.c_str(), res[i].reps, res[i].ms, res[i].tflops);
@@ -347,19 +348,20 @@ struct bench {
  */
 
 void usage(FILE *f) {
-    fprintf(f,
-            "usage: gemmkit ladder [--sizes 4096,8192] [--sweep] [--kernels LIST] [--reps N]\n"
-            "                      [--budget SEC] [--rounds R] [--device N] [--out DIR] [--no-cublas]\n"
-            "                      [--triton | --triton-csv FILE] [--no-plot]\n"
-            "Checks every CUDA registry kernel (and cuBLAS FP32/TF32) against a float64 GPU\n"
-            "reference on square n x n x n problems, then times it: median of up to N runs\n"
-            "(default 30, at least 3, at most SEC seconds each, default 1.5) with L2 flushed\n"
-            "between runs. The timed runs are spread over R rounds (default 3) that visit every\n"
-            "variant in turn, so all see the GPU in the same thermal state. LIST: names, name prefixes or ids, comma separated. --sweep: sizes\n"
-            "256..8192. --triton: also run bench/triton_peer.py (--triton-csv: merge its earlier\n"
-            "output instead). Writes gpu_ladder.csv/.json and\n"
-            "plots (bench/plot_gpu.py) under DIR (default bench/results). Exit status 1 if a\n"
-            "variant fails its check.\n");
+    fprintf(
+        f,
+        "usage: gemmkit ladder [--sizes 4096,8192] [--sweep] [--kernels LIST] [--reps N]\n"
+        "                      [--budget SEC] [--rounds R] [--device N] [--out DIR] [--no-cublas]\n"
+        "                      [--triton | --triton-csv FILE] [--no-plot]\n"
+        "Checks every CUDA registry kernel (and cuBLAS FP32/TF32) against a float64 GPU\n"
+        "reference on square n x n x n problems, then times it: median of up to N runs\n"
+        "(default 30, at least 3, at most SEC seconds each, default 1.5) with L2 flushed\n"
+        "between runs. The timed runs are spread over R rounds (default 3) that visit every\n"
+        "variant in turn, so all see the GPU in the same thermal state. LIST: names, name\n"
+        "prefixes or ids, comma separated. --sweep: sizes 256..8192. --triton: also run\n"
+        "bench/triton_peer.py (--triton-csv: merge its earlier output instead). Writes\n"
+        "gpu_ladder.csv/.json and plots (bench/plot_gpu.py) under DIR (default\n"
+        "bench/results). Exit status 1 if a variant fails its check.\n");
 }
 
 bool parse_sizes(const char *s, std::vector<int64_t> &out) {

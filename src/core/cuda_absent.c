@@ -9,7 +9,9 @@ static gk_status not_built(const char *who) {
                    who);
 }
 
-int gk_cuda_available(void) { return 0; }
+int gk_cuda_available(void) {
+    return 0;
+}
 gk_status gk_cuda_create(gk_cuda_ctx **ctx, int device, void *stream) {
     (void)device, (void)stream;
     if (ctx) *ctx = NULL;
@@ -39,7 +41,9 @@ gk_status gk_cuda_sgemm_kernel(gk_cuda_ctx *ctx, int kernel_id, gk_layout layout
     (void)a, (void)lda, (void)b, (void)ldb, (void)beta, (void)c, (void)ldc;
     return not_built("gk_cuda_sgemm_kernel");
 }
-int gk_cuda_kernel_count(void) { return 0; }
+int gk_cuda_kernel_count(void) {
+    return 0;
+}
 gk_status gk_cuda_kernel_info_get(int kernel_id, gk_cuda_kernel_info *info) {
     (void)kernel_id, (void)info;
     return not_built("gk_cuda_kernel_info_get");

@@ -71,6 +71,8 @@ static inline void t_run(const char *name, void (*fn)(void)) {
 #define T_RUN(fn) t_run(#fn, fn)
 
 /* End of main(): exit status 1 if any case failed. */
-static inline int t_finish(void) { return t_state.failed ? 1 : 0; }
+static inline int t_finish(void) {
+    return t_state.failed ? 1 : 0;
+}
 
 #endif

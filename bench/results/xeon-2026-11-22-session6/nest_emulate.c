@@ -69,7 +69,8 @@ int main(int argc, char **argv) {
     }
     qsort(te, (size_t)rounds, sizeof *te, cmp);
     qsort(tg, (size_t)rounds, sizeof *tg, cmp);
-    const double fe = 2.0 * (double)n * (double)(npb * nr) * (double)n, fg = 2.0 * (double)n * n * n;
+    const double fe = 2.0 * (double)n * (double)(npb * nr) * (double)n,
+                 fg = 2.0 * (double)n * n * n;
     printf("%s %dx%d kc=%ld mc=%ld n=%ld: nest without packing median %.1f GFLOPS (best %.1f); "
            "gk_sgemm median %.1f (best %.1f)\n",
            info.arch, mr, nr, kc, mc, n, fe / te[rounds / 2] * 1e-9, fe / te[0] * 1e-9,
