@@ -26,8 +26,28 @@ extern "C" {
  * callers can `return gk_fail(...)`. */
 GK_HIDDEN gk_status gk_fail(gk_status status, const char *fmt, ...) GK_PRINTF(2, 3);
 
-/* Clear the calling thread's message at the start of a public call. */
-GK_HIDDEN void gk_clear_error(void);
+/* Empty the calling thread's message. */
+GK_HIDDEN void gk_clear_error_now(void);
+
+/* Clear the calling thread's message at the start of a public call: after a successful call
+ * gk_last_error() is "". */
+#if !defined(__cplusplus) && !defined(__STDC_NO_ATOMICS__)
+#include <stdatomic.h>
+/* Set, once and for good, by the first failure on any thread. Until then no thread holds a
+ * message, so a call skips the clear: the message is a thread-local variable in a library that
+ * may be dlopen'ed, reached through a TLS descriptor call, and clearing it unconditionally was a
+ * tenth of a 1^3 call (perf, Zen 3). A thread's own failure sets the flag before its next call
+ * reads it (program order), so no thread ever keeps a stale message. (C++, the CUDA host code,
+ * takes the out-of-line clear.) */
+GK_HIDDEN extern atomic_int gk_error_seen;
+static inline void gk_clear_error(void) {
+    if (atomic_load_explicit(&gk_error_seen, memory_order_relaxed)) gk_clear_error_now();
+}
+#else
+static inline void gk_clear_error(void) {
+    gk_clear_error_now();
+}
+#endif
 
 /* A GEMM problem after validation, normalised to column-major: C (m x n, ldc) =
  * alpha * op(A) * op(B) + beta * C where transa/transb are 0/1 and lda/ldb refer to the stored

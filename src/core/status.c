@@ -8,6 +8,9 @@
 #include <stdio.h>
 
 static _Thread_local char last_error[512];
+#if !defined(__STDC_NO_ATOMICS__)
+atomic_int gk_error_seen;
+#endif
 
 const char *gk_status_string(gk_status status) {
     switch (status) {
@@ -54,7 +57,7 @@ const char *gk_version(void) {
         GEMMKIT_VERSION_PATCH);
 }
 
-void gk_clear_error(void) {
+void gk_clear_error_now(void) {
     last_error[0] = '\0';
 }
 
@@ -63,5 +66,9 @@ gk_status gk_fail(gk_status status, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(last_error, sizeof last_error, fmt, ap);
     va_end(ap);
+#if !defined(__STDC_NO_ATOMICS__)
+    if (!atomic_load_explicit(&gk_error_seen, memory_order_relaxed))
+        atomic_store_explicit(&gk_error_seen, 1, memory_order_relaxed);
+#endif
     return status;
 }

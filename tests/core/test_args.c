@@ -75,6 +75,21 @@ static void expect_error(const call *cl, gk_status want, const char *arg, const 
     T_CHECK(pattern_intact(), "%s: A, B or C was modified by a rejected call", what);
 }
 
+/* Runs first, so its failing call is the process's first: a good call leaves the message empty,
+ * a failure sets it, and the next good call empties it again (gk_clear_error skips the
+ * thread-local clear until the first failure anywhere; that failure must switch it on). */
+static void message_cleared_by_next_good_call(void) {
+    call cl = good;
+    T_REQUIRE(do_call(&cl) == GK_SUCCESS, "good call failed: %s", gk_last_error());
+    T_CHECK(gk_last_error()[0] == '\0', "message after a good call: \"%s\"", gk_last_error());
+    cl.m = -1;
+    T_CHECK(do_call(&cl) == GK_ERR_INVALID_SIZE && gk_last_error()[0] != '\0',
+            "m = -1 gave no message");
+    cl = good;
+    T_CHECK(do_call(&cl) == GK_SUCCESS && gk_last_error()[0] == '\0',
+            "message after the next good call: \"%s\"", gk_last_error());
+}
+
 static void invalid_layout(void) {
     const int bad[] = {0, 100, 103, -101};
     for (int i = 0; i < 4; i++) {
@@ -311,6 +326,7 @@ static void last_error_is_per_thread(void) {
 }
 
 int main(void) {
+    T_RUN(message_cleared_by_next_good_call);
     T_RUN(invalid_layout);
     T_RUN(invalid_trans);
     T_RUN(negative_sizes);

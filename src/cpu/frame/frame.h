@@ -32,23 +32,57 @@ gk_status gk_frame_gemm(const gk_gemm_args *g, const gk_ukr_desc *u, gk_blocking
 /* C = beta * C over m x n (beta == 0 writes zeros without reading C). */
 void gk_frame_scale(const gk_gemm_args *g);
 
-/* The unpacked path: 1 when packing would cost more than it saves (small.c has the rule). */
-int gk_small_wanted(const gk_gemm_args *g);
-
 /* Floats of the stack copy of op(A) that the unpacked path's register tiles make when A is
  * transposed (32 KiB), with its rows padded to a multiple of GK_SMALL_ROW_ALIGN (the tallest
  * tile, two AVX-512 vectors): gk_small_wanted sends such calls there only when the copy fits. */
 #define GK_SMALL_ABUF 8192
 #define GK_SMALL_ROW_ALIGN 32
 
+/* The unpacked path's register tiles against the packed path, 1 thread, `gk-cpu-probe` (tables in
+ * docs/cpu.md). Zen 3: 2-9x faster up to 12^3 in every transposition (the packed path spends
+ * ~0.2 us per call on edge panels and tiles), 0.6-0.95x of its time up to 32^3, level
+ * (0.9-1.1x) at 48^3-64^3 with plain B; with transposed B, whose pack is a transpose that the
+ * tiles avoid by broadcasting B in place, 0.5-0.85x up to 64^3. The Xeon's AVX-512 tiles gain
+ * as much or more (0.6-0.95x at 48^3-64^3 with plain B), so one rule serves both. */
+#define GK_SMALL_MNK (32.0 * 32.0 * 32.0)
+#define GK_SMALL_MNK_TRANSB (64.0 * 64.0 * 64.0)
+
 /* 1 when the unpacked path takes its vector form (small_body.h): GEMV-like calls, n <= 2 or
  * m <= 2 with transposed A, where a register tile would be mostly empty; else register tiles. */
 static inline int gk_small_vector_form(const gk_gemm_args *g) {
     return g->n <= 2 || (g->m <= 2 && g->transa);
 }
+
+/* 1 when packing would cost more than it saves: the unpacked path. GEMV-like calls take its
+ * vector form at any size: packing would pad a 1- or 2-wide operand to a whole micro-panel and
+ * copy the big matrix once more than it reads it (Zen 3: 1000x1x1000 4x, 2000x2x500 2x faster
+ * unpacked). Otherwise the size rule above, provided a transposed A fits the tiles' stack copy.
+ * Inline, like the single-thread case of gk_small_run, because tiny calls are decided here:
+ * the two calls were a fifth of a 1^3 call (perf, Zen 3). */
+static inline int gk_small_wanted(const gk_gemm_args *g) {
+    if (gk_small_vector_form(g)) return 1;
+    const double mnk = (double)g->m * (double)g->n * (double)g->k;
+    if (mnk > (g->transb ? GK_SMALL_MNK_TRANSB : GK_SMALL_MNK)) return 0;
+    return !g->transa ||
+           (g->m + GK_SMALL_ROW_ALIGN - 1) / GK_SMALL_ROW_ALIGN * GK_SMALL_ROW_ALIGN * g->k <=
+               GK_SMALL_ABUF;
+}
+
+/* gk_small_run with more than one thread (small.c). */
+void gk_small_run_parallel(const gk_gemm_args *g, void (*fn)(const struct gk_gemm_args *),
+                           int threads);
+
 /* Run a small-path build `fn` on up to `threads` threads, each on its own slice of rows of C
- * (GEMV-like calls can be large; the slices share nothing). */
-void gk_small_run(const gk_gemm_args *g, void (*fn)(const struct gk_gemm_args *), int threads);
+ * (GEMV-like calls can be large; the slices share nothing), at most one per
+ * GK_MIN_MNK_PER_THREAD multiply-adds. */
+static inline void gk_small_run(const gk_gemm_args *g, void (*fn)(const struct gk_gemm_args *),
+                                int threads) {
+    const double per_thread = (double)g->m * (double)g->n * (double)g->k / GK_MIN_MNK_PER_THREAD;
+    if (threads <= 1 || per_thread < 2.0)
+        fn(g);
+    else
+        gk_small_run_parallel(g, fn, (double)threads > per_thread ? (int)per_thread : threads);
+}
 
 /* The small path compiled per ISA (small_body.h); the registry pairs each micro-kernel with the
  * build its CPU can run. Requires m, n, k >= 1 and alpha != 0. */
