@@ -1,16 +1,18 @@
 /*
- * call_ab.c — `gk-call-ab`: the time of one tiny SGEMM call through two libraries loaded side by
- * side in one process (dlopen, RTLD_LOCAL), for A/B comparisons of per-call overhead: two builds
- * of libgemmkit.so, or gemmkit against a CBLAS library such as OpenBLAS. Each round times a loop
- * of back-to-back calls per library, the two loops alternating and their order reversed every
- * other round; the medians over rounds are printed. A loop of calls divides the clock's own cost
- * (tens of ns, which `gemmkit bench` pays per call) by the loop length, so differences of a few
- * ns stay visible.
+ * call_ab.c — `gk-call-ab`: the time of one SGEMM call through two libraries loaded side by side
+ * in one process (dlopen, RTLD_LOCAL), for A/B comparisons: two builds of libgemmkit.so, or
+ * gemmkit against a CBLAS library such as OpenBLAS. Each round times a loop of back-to-back calls
+ * per library (one call once a call takes 2 ms), the two loops alternating and their order
+ * reversed every other round; the medians over rounds are printed. For tiny shapes a loop of
+ * calls divides the clock's own cost (tens of ns, which `gemmkit bench` pays per call) by the
+ * loop length, so differences of a few ns stay visible. For large shapes both libraries work on
+ * the same buffers, so the physical pages under A, B and C, which change from process to process
+ * and with them the cache-set conflicts of a strided operand, are the same for both.
  *
  *   gk-call-ab LIB_A LIB_B [MxNxK ...]    default shapes: a tiny set from 1^3 to 32^3
  *
  * LIB is the path of a libgemmkit.so (called through gk_sgemm) or cblas:PATH for a library
- * exporting cblas_sgemm (its 32-bit int sizes; shapes here are tiny). Column-major, no
+ * exporting cblas_sgemm (its 32-bit int sizes). Column-major, no
  * transposition, alpha 1, beta 0, minimal leading dimensions, each library on its default thread
  * count (set GEMMKIT_NUM_THREADS=1 and OPENBLAS_NUM_THREADS=1 for one thread). A diagnostic, not a
  * benchmark of record.
@@ -81,8 +83,10 @@ static double time_calls(const lib *l, int64_t m, int64_t n, int64_t k, const fl
 static int run_shape(const lib f[2], const char *shape) {
     long long m, n, k;
     if (sscanf(shape, "%lldx%lldx%lld", &m, &n, &k) != 3 || m < 1 || n < 1 || k < 1 ||
-        m * n * k > (1LL << 24)) {
-        fprintf(stderr, "gk-call-ab: shape \"%s\" is not MxNxK with M*N*K <= 2^24\n", shape);
+        m > (1LL << 20) || n > (1LL << 20) || k > (1LL << 20) || m * n * k > (1LL << 40)) {
+        fprintf(stderr,
+                "gk-call-ab: shape \"%s\" is not MxNxK with each at most 2^20, M*N*K <= 2^40\n",
+                shape);
         return 1;
     }
     float *a = malloc(sizeof(float) * (size_t)(m * k)),
