@@ -18,13 +18,48 @@
 
 static const gk_ukr_desc *cur;
 
+/* One case through the current family's small path (called directly, not through the size
+ * rule), against float64 with sentinels around C. The leading dimensions get a random pad of
+ * 0-3, alpha and beta are drawn (NaN-filled C when beta = 0). Returns 0 on a failure (reported);
+ * *vector (if given) says which form ran. */
+static int run_case(t_gemm_case *cs, t_rng *rng, int *vector) {
+    static const float alphas[] = {1.0f, -1.0f, 0.5f}, betas[] = {0.0f, 1.0f, -1.0f, 0.5f};
+    const int64_t m = cs->m, n = cs->n, k = cs->k;
+    const int64_t pad = (int64_t)t_rng_range(rng, 0, 3);
+    cs->alpha = alphas[t_rng_range(rng, 0, 2)];
+    cs->beta = betas[t_rng_range(rng, 0, 3)];
+    cs->nan_c = cs->beta == 0.0f;
+    cs->lda = t_min_ld(cs->layout, cs->ta, m, k) + pad;
+    cs->ldb = t_min_ld(cs->layout, cs->tb, k, n) + pad;
+    cs->ldc = t_min_ld(cs->layout, GK_NO_TRANS, m, n) + pad;
+    t_gemm_data d;
+    if (t_gemm_data_init(&d, cs, rng) != 0) {
+        T_CHECK(0, "out of memory");
+        return 0;
+    }
+    gk_gemm_args g;
+    gk_status st = gk_check_gemm("test", cs->layout, cs->ta, cs->tb, m, n, k, cs->alpha, d.a,
+                                 cs->lda, d.b, cs->ldb, cs->beta, d.c, cs->ldc, &g);
+    char desc[256], why[512];
+    t_case_str(cs, desc, sizeof desc);
+    int bad = st != GK_SUCCESS;
+    if (!bad) {
+        cur->small(&g);
+        bad = t_gemm_data_verify(&d, 0.0, why, sizeof why);
+    }
+    if (vector) *vector = gk_small_vector_form(&g);
+    T_CHECK(!bad, "%s %s (%s form): %s", cur->name, desc,
+            gk_small_vector_form(&g) ? "vector" : "tile", st != GK_SUCCESS ? gk_last_error() : why);
+    t_gemm_data_free(&d);
+    return !bad;
+}
+
 static void shapes(void) {
     if (!cur->usable()) T_SKIP("%s: this CPU/OS cannot run %s", cur->name, cur->arch);
     static const int64_t ms[] = {1,  2,  3,  4,  5,  7,  8,  9,  12, 15,
                                  16, 17, 20, 23, 24, 31, 32, 33, 40};
     static const int64_t ns[] = {1, 2, 3, 4, 5, 6, 7, 11, 12, 13, 25};
     static const int64_t ks[] = {1, 2, 3, 8, 17};
-    static const float alphas[] = {1.0f, -1.0f, 0.5f}, betas[] = {0.0f, 1.0f, -1.0f, 0.5f};
     t_rng rng = {777};
     int64_t runs = 0;
     for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++)
@@ -38,34 +73,40 @@ static void shapes(void) {
                                       .m = m,
                                       .n = n,
                                       .k = k};
-                    const int64_t pad = (int64_t)t_rng_range(&rng, 0, 3);
-                    cs.alpha = alphas[t_rng_range(&rng, 0, 2)];
-                    cs.beta = betas[t_rng_range(&rng, 0, 3)];
-                    cs.nan_c = cs.beta == 0.0f;
-                    cs.lda = t_min_ld(cs.layout, cs.ta, m, k) + pad;
-                    cs.ldb = t_min_ld(cs.layout, cs.tb, k, n) + pad;
-                    cs.ldc = t_min_ld(cs.layout, GK_NO_TRANS, m, n) + pad;
-                    t_gemm_data d;
-                    T_REQUIRE(t_gemm_data_init(&d, &cs, &rng) == 0, "out of memory");
-                    gk_gemm_args g;
-                    gk_status st =
-                        gk_check_gemm("test", cs.layout, cs.ta, cs.tb, m, n, k, cs.alpha, d.a,
-                                      cs.lda, d.b, cs.ldb, cs.beta, d.c, cs.ldc, &g);
-                    char desc[256], why[512];
-                    t_case_str(&cs, desc, sizeof desc);
-                    int bad = st != GK_SUCCESS;
-                    if (!bad) {
-                        cur->small(&g);
-                        bad = t_gemm_data_verify(&d, 0.0, why, sizeof why);
-                    }
-                    T_CHECK(!bad, "%s %s (%s form): %s", cur->name, desc,
-                            gk_small_vector_form(&g) ? "vector" : "tile",
-                            st != GK_SUCCESS ? gk_last_error() : why);
-                    t_gemm_data_free(&d);
-                    if (bad) return;
+                    if (!run_case(&cs, &rng, NULL)) return;
                     runs++;
                 }
     T_CHECK(runs > 6000, "only %lld cases ran", (long long)runs);
+}
+
+/* GEMV-like shapes (n <= 2) on both sides of the rule that sends small plain A to the tiles:
+ * up to GK_SMALL_ROW_ALIGN rows at any k (up to 5000 here), up to 128 KiB of A with k >= 32, and
+ * past either bound, in both layouts and all transpositions; both forms must run. */
+static void gemv_like_shapes(void) {
+    if (!cur->usable()) T_SKIP("%s: this CPU/OS cannot run %s", cur->name, cur->arch);
+    static const int64_t ms[] = {1, 2, 7, 16, 31, 32, 33, 100, 300};
+    static const int64_t ks[] = {5, 31, 32, 100, 327, 1000, 5000};
+    t_rng rng = {4242};
+    int forms[2] = {0, 0};
+    for (size_t mi = 0; mi < sizeof ms / sizeof ms[0]; mi++)
+        for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
+            for (int64_t n = 1; n <= 2; n++)
+                for (int v = 0; v < 8; v++) {
+                    const int row = v & 4;
+                    /* n is C's column count in the caller's layout; a row-major call is the
+                     * column-major one with m and n swapped, so give it m = n here */
+                    t_gemm_case cs = {.layout = row ? GK_ROW_MAJOR : GK_COL_MAJOR,
+                                      .ta = v & 1 ? GK_TRANS : GK_NO_TRANS,
+                                      .tb = v & 2 ? GK_TRANS : GK_NO_TRANS,
+                                      .m = row ? n : ms[mi],
+                                      .n = row ? ms[mi] : n,
+                                      .k = ks[ki]};
+                    int vector = 0;
+                    if (!run_case(&cs, &rng, &vector)) return;
+                    forms[vector]++;
+                }
+    T_CHECK(forms[0] > 50 && forms[1] > 50, "tile form %d cases, vector form %d", forms[0],
+            forms[1]);
 }
 
 /* Every call the rule sends to the tiles with transposed A fits the stack copy of op(A); and
@@ -96,6 +137,8 @@ int main(void) {
         cur = &gk_ukr_table[i];
         snprintf(name, sizeof name, "small_%s_shapes", cur->name);
         t_run(name, shapes);
+        snprintf(name, sizeof name, "small_%s_gemv_like", cur->name);
+        t_run(name, gemv_like_shapes);
     }
     return t_finish();
 }

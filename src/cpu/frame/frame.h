@@ -47,20 +47,36 @@ void gk_frame_scale(const gk_gemm_args *g);
 #define GK_SMALL_MNK (32.0 * 32.0 * 32.0)
 #define GK_SMALL_MNK_TRANSB (64.0 * 64.0 * 64.0)
 
-/* 1 when the unpacked path takes its vector form (small_body.h): GEMV-like calls, n <= 2 or
- * m <= 2 with transposed A, where a register tile would be mostly empty; else register tiles. */
-static inline int gk_small_vector_form(const gk_gemm_args *g) {
+/* GEMV-like calls: n <= 2, or m <= 2 with transposed A. The unpacked path takes them at any
+ * size (gk_small_wanted). */
+static inline int gk_small_gemv_like(const gk_gemm_args *g) {
     return g->n <= 2 || (g->m <= 2 && g->transa);
 }
 
-/* 1 when packing would cost more than it saves: the unpacked path. GEMV-like calls take its
- * vector form at any size: packing would pad a 1- or 2-wide operand to a whole micro-panel and
- * copy the big matrix once more than it reads it (Zen 3: 1000x1x1000 4x, 2000x2x500 2x faster
- * unpacked). Otherwise the size rule above, provided a transposed A fits the tiles' stack copy.
+/* 1 when the unpacked path takes its vector form (small_body.h), else register tiles. The vector
+ * form serves GEMV-like calls, except those with plain A that the tiles run faster: A of at most
+ * GK_SMALL_ROW_ALIGN rows, or of at most 128 KiB with k >= 32. There a tile loads each column of
+ * A once for both columns of C and keeps C in registers, where the vector form runs one short
+ * axpy per column of A and per column of C; with more rows, or an A that leaves L2, the tiles'
+ * walk along k of one row tile at a time loses to the vector form's sweep down whole columns
+ * (Zen 3, 1 thread, gk-call-ab, tiles' time over the vector form's: 1x2x1000 0.20, 16x2x512
+ * 0.12, 32x1x20000 0.61, 128x2x128 0.47, 200x2x200 0.53, 64x1x64 0.78; left to the vector form:
+ * 1000x1x10 1.17, 256x1x256 1.10, 64x1x4096 1.10, 128x1x4096 1.92, 4000x1x4000 3.4). */
+static inline int gk_small_vector_form(const gk_gemm_args *g) {
+    if (!gk_small_gemv_like(g)) return 0;
+    if (g->transa) return 1;
+    return !(g->m <= GK_SMALL_ROW_ALIGN ||
+             (g->k >= 32 && (double)g->m * (double)g->k <= 32.0 * 1024.0));
+}
+
+/* 1 when packing would cost more than it saves: the unpacked path. GEMV-like calls take it at
+ * any size: packing would pad a 1- or 2-wide operand to a whole micro-panel and copy the big
+ * matrix once more than it reads it (Zen 3: 1000x1x1000 4x, 2000x2x500 2x faster unpacked).
+ * Otherwise the size rule above, provided a transposed A fits the tiles' stack copy.
  * Inline, like the single-thread case of gk_small_run, because tiny calls are decided here:
  * the two calls were a fifth of a 1^3 call (perf, Zen 3). */
 static inline int gk_small_wanted(const gk_gemm_args *g) {
-    if (gk_small_vector_form(g)) return 1;
+    if (gk_small_gemv_like(g)) return 1;
     const double mnk = (double)g->m * (double)g->n * (double)g->k;
     if (mnk > (g->transb ? GK_SMALL_MNK_TRANSB : GK_SMALL_MNK)) return 0;
     return !g->transa ||
