@@ -19,10 +19,11 @@
 static const gk_ukr_desc *cur;
 
 /* One case through the current family's small path (called directly, not through the size
- * rule), against float64 with sentinels around C. The leading dimensions get a random pad of
- * 0-3, alpha and beta are drawn (NaN-filled C when beta = 0). Returns 0 on a failure (reported);
- * *vector (if given) says which form ran. */
-static int run_case(t_gemm_case *cs, t_rng *rng, int *vector) {
+ * rule; on `threads` threads through gk_small_run when above 1), against float64 with sentinels
+ * around C. The leading dimensions get a random pad of 0-3 (C's none when pad_c is 0), alpha and
+ * beta are drawn (NaN-filled C when beta = 0). Returns 0 on a failure (reported); *vector (if
+ * given) says which form ran. */
+static int run_case(t_gemm_case *cs, t_rng *rng, int *vector, int threads, int pad_c) {
     static const float alphas[] = {1.0f, -1.0f, 0.5f}, betas[] = {0.0f, 1.0f, -1.0f, 0.5f};
     const int64_t m = cs->m, n = cs->n, k = cs->k;
     const int64_t pad = (int64_t)t_rng_range(rng, 0, 3);
@@ -31,7 +32,7 @@ static int run_case(t_gemm_case *cs, t_rng *rng, int *vector) {
     cs->nan_c = cs->beta == 0.0f;
     cs->lda = t_min_ld(cs->layout, cs->ta, m, k) + pad;
     cs->ldb = t_min_ld(cs->layout, cs->tb, k, n) + pad;
-    cs->ldc = t_min_ld(cs->layout, GK_NO_TRANS, m, n) + pad;
+    cs->ldc = t_min_ld(cs->layout, GK_NO_TRANS, m, n) + (pad_c ? pad : 0);
     t_gemm_data d;
     if (t_gemm_data_init(&d, cs, rng) != 0) {
         T_CHECK(0, "out of memory");
@@ -43,7 +44,10 @@ static int run_case(t_gemm_case *cs, t_rng *rng, int *vector) {
     char desc[256], why[512];
     t_case_str(cs, desc, sizeof desc);
     int bad = st != GK_SUCCESS;
-    if (!bad) {
+    if (!bad && threads > 1) {
+        gk_small_run(&g, cur->small, threads);
+        bad = t_gemm_data_verify(&d, 0.0, why, sizeof why);
+    } else if (!bad) {
         cur->small(&g);
         bad = t_gemm_data_verify(&d, 0.0, why, sizeof why);
     }
@@ -73,7 +77,7 @@ static void shapes(void) {
                                       .m = m,
                                       .n = n,
                                       .k = k};
-                    if (!run_case(&cs, &rng, NULL)) return;
+                    if (!run_case(&cs, &rng, NULL, 1, 1)) return;
                     runs++;
                 }
     T_CHECK(runs > 6000, "only %lld cases ran", (long long)runs);
@@ -102,11 +106,45 @@ static void gemv_like_shapes(void) {
                                       .n = row ? ms[mi] : n,
                                       .k = ks[ki]};
                     int vector = 0;
-                    if (!run_case(&cs, &rng, &vector)) return;
+                    if (!run_case(&cs, &rng, &vector, 1, 1)) return;
                     forms[vector]++;
                 }
     T_CHECK(forms[0] > 50 && forms[1] > 50, "tile form %d cases, vector form %d", forms[0],
             forms[1]);
+}
+
+/* The swapped vector form: C with m <= 2 rows (n <= 2 columns for a row-major caller) and plain A
+ * after normalisation, large enough to pass the tiles' size rule, in both layouts and all
+ * transpositions, C's leading dimension minimal or padded (the axpy side needs m == 1 with
+ * ldc == 1, the rest stays off the form), on 1 thread and on 3 through gk_small_run, which
+ * slices its columns. Every such shape must take the form at least once. */
+static void swapped_form_shapes(void) {
+    if (!cur->usable()) T_SKIP("%s: this CPU/OS cannot run %s", cur->name, cur->arch);
+    static const int64_t ns[] = {33, 100, 700, 3001};
+    static const int64_t ks[] = {40, 257, 1000};
+    t_rng rng = {9191};
+    int swapped = 0;
+    for (int64_t m = 1; m <= 2; m++)
+        for (size_t ni = 0; ni < sizeof ns / sizeof ns[0]; ni++)
+            for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
+                for (int v = 0; v < 32; v++) {
+                    const int row = v & 4, threads = v & 8 ? 3 : 1, pad_c = v & 16;
+                    t_gemm_case cs = {.layout = row ? GK_ROW_MAJOR : GK_COL_MAJOR,
+                                      .ta = v & 1 ? GK_TRANS : GK_NO_TRANS,
+                                      .tb = v & 2 ? GK_TRANS : GK_NO_TRANS,
+                                      .m = row ? ns[ni] : m,
+                                      .n = row ? m : ns[ni],
+                                      .k = ks[ki]};
+                    gk_gemm_args g = {.m = m,
+                                      .n = ns[ni],
+                                      .k = ks[ki],
+                                      .transa = row ? cs.tb != GK_NO_TRANS : cs.ta != GK_NO_TRANS,
+                                      .transb = row ? cs.ta != GK_NO_TRANS : cs.tb != GK_NO_TRANS,
+                                      .ldc = m};
+                    swapped += gk_small_swapped_form(&g);
+                    if (!run_case(&cs, &rng, NULL, threads, pad_c)) return;
+                }
+    T_CHECK(swapped >= 100, "only %d cases took the swapped form", swapped);
 }
 
 /* Every call the rule sends to the tiles with transposed A fits the stack copy of op(A); and
@@ -139,6 +177,8 @@ int main(void) {
         t_run(name, shapes);
         snprintf(name, sizeof name, "small_%s_gemv_like", cur->name);
         t_run(name, gemv_like_shapes);
+        snprintf(name, sizeof name, "small_%s_swapped", cur->name);
+        t_run(name, swapped_form_shapes);
     }
     return t_finish();
 }

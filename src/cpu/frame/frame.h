@@ -47,10 +47,23 @@ void gk_frame_scale(const gk_gemm_args *g);
 #define GK_SMALL_MNK (32.0 * 32.0 * 32.0)
 #define GK_SMALL_MNK_TRANSB (64.0 * 64.0 * 64.0)
 
-/* GEMV-like calls: n <= 2, or m <= 2 with transposed A. The unpacked path takes them at any
- * size (gk_small_wanted). */
+/* The swapped vector form (small_body.h): m <= 2 with plain A, too large for the tiles. This is
+ * a row-major GEMV after normalisation (y = A x with A row-major is C^T = x^T A^T), which the
+ * packed path ran at a third to a half of the speed of the same product stored column-major,
+ * padding the 1- or 2-row operand to a whole micro-panel. The vector form runs C^T = op(B)^T
+ * op(A)^T instead: dot products of the rows of A with op(B)'s columns, writing C's rows ldc
+ * apart; when op(B) is transposed that is the axpy form, which needs C's row contiguous (m == 1,
+ * ldc == 1), and otherwise the packed path stays. */
+static inline int gk_small_swapped_form(const gk_gemm_args *g) {
+    return g->m <= 2 && g->n > 2 && !g->transa && (!g->transb || (g->m == 1 && g->ldc == 1)) &&
+           (double)g->m * (double)g->n * (double)g->k >
+               (g->transb ? GK_SMALL_MNK_TRANSB : GK_SMALL_MNK);
+}
+
+/* GEMV-like calls: n <= 2, m <= 2 with transposed A, or the swapped form's. The unpacked path
+ * takes them at any size (gk_small_wanted). */
 static inline int gk_small_gemv_like(const gk_gemm_args *g) {
-    return g->n <= 2 || (g->m <= 2 && g->transa);
+    return g->n <= 2 || (g->m <= 2 && g->transa) || gk_small_swapped_form(g);
 }
 
 /* 1 when the unpacked path takes its vector form (small_body.h), else register tiles. The vector
@@ -64,7 +77,7 @@ static inline int gk_small_gemv_like(const gk_gemm_args *g) {
  * 1000x1x10 1.17, 256x1x256 1.10, 64x1x4096 1.10, 128x1x4096 1.92, 4000x1x4000 3.4). */
 static inline int gk_small_vector_form(const gk_gemm_args *g) {
     if (!gk_small_gemv_like(g)) return 0;
-    if (g->transa) return 1;
+    if (g->transa || g->n > 2) return 1; /* the dot products, or the swapped form */
     return !(g->m <= GK_SMALL_ROW_ALIGN ||
              (g->k >= 32 && (double)g->m * (double)g->k <= 32.0 * 1024.0));
 }
@@ -88,9 +101,9 @@ static inline int gk_small_wanted(const gk_gemm_args *g) {
 void gk_small_run_parallel(const gk_gemm_args *g, void (*fn)(const struct gk_gemm_args *),
                            int threads);
 
-/* Run a small-path build `fn` on up to `threads` threads, each on its own slice of rows of C
- * (GEMV-like calls can be large; the slices share nothing), at most one per
- * GK_MIN_MNK_PER_THREAD multiply-adds. */
+/* Run a small-path build `fn` on up to `threads` threads, each on its own slice of rows of C, or
+ * of columns for the swapped form (GEMV-like calls can be large; the slices share nothing), at
+ * most one per GK_MIN_MNK_PER_THREAD multiply-adds. */
 static inline void gk_small_run(const gk_gemm_args *g, void (*fn)(const struct gk_gemm_args *),
                                 int threads) {
     const double per_thread = (double)g->m * (double)g->n * (double)g->k / GK_MIN_MNK_PER_THREAD;

@@ -9,6 +9,25 @@
 
 void gk_small_run_parallel(const gk_gemm_args *g, void (*fn)(const struct gk_gemm_args *),
                            int threads) {
+    if (gk_small_swapped_form(g)) {
+#pragma omp parallel num_threads(threads)
+        {
+            /* columns of C: rows of the swapped problem, each thread's slice whole vectors */
+            const int64_t ct = GK_SMALL_ROW_ALIGN;
+            int64_t lo, hi;
+            gk_split((g->n + ct - 1) / ct, omp_get_num_threads(), omp_get_thread_num(), &lo, &hi);
+            lo *= ct;
+            hi = hi * ct < g->n ? hi * ct : g->n;
+            if (hi > lo) {
+                gk_gemm_args s = *g;
+                s.n = hi - lo;
+                s.b = g->transb ? g->b + lo : g->b + lo * g->ldb;
+                s.c = g->c + lo * g->ldc;
+                fn(&s);
+            }
+        }
+        return;
+    }
 #pragma omp parallel num_threads(threads)
     {
         /* slices of whole row tiles keep each thread's part of a C column vector-aligned */
