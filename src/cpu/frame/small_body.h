@@ -206,6 +206,33 @@ small_dot(int nb, const float *ar, const float *b0, const float *b1, int64_t pl,
     if (nb == 2) d[1] = small_hsum(x1) + small_hsum(y1) + t1;
 }
 
+/* c_c[i] += sum over p < pl of a[i + p * lda] * b_c[p] for the nb (1 or 2, a constant in each
+ * use) columns: four columns of A per pass over C, so C is loaded and stored once per four
+ * multiply-adds instead of each, and for two columns each element of A is loaded once for both. */
+static inline __attribute__((always_inline)) void
+small_axpys(int nb, int64_t m, int64_t pl, const float *a, int64_t lda, const float *b0,
+            const float *b1, float *restrict c0, float *restrict c1) {
+    int64_t p = 0;
+    for (; p + 4 <= pl; p += 4) {
+        const float *restrict a0 = a + p * lda, *restrict a1 = a0 + lda, *restrict a2 = a1 + lda,
+                              *restrict a3 = a2 + lda;
+        const float u0 = b0[p], u1 = b0[p + 1], u2 = b0[p + 2], u3 = b0[p + 3];
+        const float v0 = nb == 2 ? b1[p] : 0.0f, v1 = nb == 2 ? b1[p + 1] : 0.0f,
+                    v2 = nb == 2 ? b1[p + 2] : 0.0f, v3 = nb == 2 ? b1[p + 3] : 0.0f;
+        for (int64_t i = 0; i < m; i++) {
+            c0[i] = (((c0[i] + a0[i] * u0) + a1[i] * u1) + a2[i] * u2) + a3[i] * u3;
+            if (nb == 2) c1[i] = (((c1[i] + a0[i] * v0) + a1[i] * v1) + a2[i] * v2) + a3[i] * v3;
+        }
+    }
+    for (; p < pl; p++) {
+        const float *restrict ap = a + p * lda;
+        for (int64_t i = 0; i < m; i++) {
+            c0[i] += ap[i] * b0[p];
+            if (nb == 2) c1[i] += ap[i] * b1[p];
+        }
+    }
+}
+
 /* The vector forms. C(i, j) is at c[i * rsc + j * ldc]: rsc is 1 but in the swapped form
  * (GK_SMALL_NAME below), which takes the axpys only with rsc == 1.
  * Plain A: per column of C, axpys of alpha * op(B)(p, j) times column p of A, in chunks of k.
@@ -218,18 +245,19 @@ static void small_by_vectors(const gk_gemm_args *g, int64_t rsc) {
     const int64_t m = g->m, n = g->n, k = g->k;
     small_scale_c(g, rsc);
     if (!g->transa) {
-        float bt[GK_SMALL_CHUNK];
-        for (int64_t j = 0; j < n; j++) {
-            float *restrict cj = g->c + j * g->ldc;
+        float bt[2][GK_SMALL_CHUNK];
+        for (int64_t j0 = 0; j0 < n; j0 += 2) {
+            const int two = j0 + 1 < n;
             for (int64_t p0 = 0; p0 < k; p0 += GK_SMALL_CHUNK) {
                 const int64_t pl = k - p0 < GK_SMALL_CHUNK ? k - p0 : GK_SMALL_CHUNK;
-                small_copy_bcol(g, j, p0, pl, bt);
-                for (int64_t p = 0; p < pl; p++) {
-                    const float *restrict ap = g->a + (p0 + p) * g->lda;
-                    const float bv = bt[p];
-                    for (int64_t i = 0; i < m; i++)
-                        cj[i] += ap[i] * bv;
-                }
+                small_copy_bcol(g, j0, p0, pl, bt[0]);
+                if (two) small_copy_bcol(g, j0 + 1, p0, pl, bt[1]);
+                if (two)
+                    small_axpys(2, m, pl, g->a + p0 * g->lda, g->lda, bt[0], bt[1],
+                                g->c + j0 * g->ldc, g->c + (j0 + 1) * g->ldc);
+                else
+                    small_axpys(1, m, pl, g->a + p0 * g->lda, g->lda, bt[0], bt[1],
+                                g->c + j0 * g->ldc, NULL);
             }
         }
         return;
