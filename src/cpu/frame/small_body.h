@@ -10,12 +10,12 @@
  * where they are, in either layout. On Zen 3 the earlier axpy form of this path ran 3-20 GFLOPS,
  * below the packed path from about 8^3 on.
  *
- * Vectors (GEMV-like calls: n <= 2, or m <= 2 with transposed A, where a register tile would be
- * mostly empty). Column j of C is finished before the next: C(:,j) = beta C(:,j), then
- * alpha * op(B)(:,j) is copied in chunks to a contiguous buffer and applied as axpys over the
- * columns of A (plain A) or dot products with the rows of A (transposed A), so every access in
- * the inner loops is unit-stride and vectorisable. These calls can be large; gk_small_run splits
- * their rows over threads.
+ * Vectors (GEMV-like calls where a register tile would be mostly empty: n <= 2 unless plain A is
+ * small, m <= 2 with transposed A, and the swapped form for m <= 2 with plain A, see frame.h).
+ * C is scaled by beta, then alpha * op(B)(:,j) is copied in chunks to a contiguous buffer and
+ * applied, two columns of C at a time, as axpys over the columns of A (plain A) or as dot products
+ * with the rows of op(A) (transposed A), so every access in the inner loops is unit-stride. These
+ * calls can be large; gk_small_run splits their rows (swapped: columns) over threads.
  */
 #include <stdint.h>
 
