@@ -1,5 +1,5 @@
 /*
- * simd.h — the few vector operations of the small-matrix tiles (small_body.h), for the ISA the
+ * simd.h — the few vector operations of the small-matrix path (small_body.h), for the ISA the
  * including file is compiled for: 16-float zmm with AVX-512, 8-float ymm with AVX2 + FMA, and a
  * 4-float GCC vector elsewhere (the portable build, where multiply and add stay separate, as
  * ISO C asks).
@@ -52,6 +52,12 @@ static inline void gk_v_store(float *p, gk_v v) {
 }
 static inline void gk_v_storem(float *p, gk_v v, gk_vmask m) {
     _mm512_mask_storeu_ps(p, m, v);
+}
+static inline gk_v gk_v_add(gk_v a, gk_v b) {
+    return _mm512_add_ps(a, b);
+}
+static inline float gk_v_hsum(gk_v v) {
+    return _mm512_reduce_add_ps(v);
 }
 
 #elif defined(__AVX2__) && defined(__FMA__)
@@ -108,6 +114,15 @@ static inline void gk_v_storem(float *p, gk_v v, gk_vmask m) {
     if (m.n & 1) _mm_store_ss(p, h);
 }
 
+static inline gk_v gk_v_add(gk_v a, gk_v b) {
+    return _mm256_add_ps(a, b);
+}
+static inline float gk_v_hsum(gk_v v) {
+    __m128 h = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+    return _mm_cvtss_f32(_mm_add_ss(h, _mm_movehdup_ps(h)));
+}
+
 #else
 
 #define GK_VW 4
@@ -147,6 +162,12 @@ static inline void gk_v_store(float *p, gk_v v) {
 static inline void gk_v_storem(float *p, gk_v v, gk_vmask n) {
     for (int i = 0; i < n; i++)
         p[i] = v[i];
+}
+static inline gk_v gk_v_add(gk_v a, gk_v b) {
+    return a + b;
+}
+static inline float gk_v_hsum(gk_v v) {
+    return (v[0] + v[2]) + (v[1] + v[3]);
 }
 
 #endif

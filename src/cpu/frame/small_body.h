@@ -173,14 +173,6 @@ static inline void small_copy_bcol(const gk_gemm_args *g, int64_t j, int64_t p0,
             bt[p] = g->alpha * g->b[p0 + p + j * g->ldb];
 }
 
-static inline float small_hsum(gk_v v) {
-    float t[GK_VW], s = 0.0f;
-    gk_v_store(t, v);
-    for (int l = 0; l < GK_VW; l++)
-        s += t[l];
-    return s;
-}
-
 /* d[c] = sum over p < pl of ar[p] * b_c[p] for the nb (1 or 2, a constant in each use) columns
  * b0, b1: each element of ar is loaded once for both, into two vector accumulators per column
  * (two FMA chains in flight per column). */
@@ -197,13 +189,21 @@ small_dot(int nb, const float *ar, const float *b0, const float *b1, int64_t pl,
             y1 = gk_v_fma(a2, gk_v_load(b1 + p + GK_VW), y1);
         }
     }
+    if (p + GK_VW <= pl) {
+        const gk_v a = gk_v_load(ar + p);
+        x0 = gk_v_fma(a, gk_v_load(b0 + p), x0);
+        if (nb == 2) x1 = gk_v_fma(a, gk_v_load(b1 + p), x1);
+        p += GK_VW;
+    }
     float t0 = 0.0f, t1 = 0.0f;
     for (; p < pl; p++) {
         t0 += ar[p] * b0[p];
         if (nb == 2) t1 += ar[p] * b1[p];
     }
-    d[0] = small_hsum(x0) + small_hsum(y0) + t0;
-    if (nb == 2) d[1] = small_hsum(x1) + small_hsum(y1) + t1;
+    /* one horizontal sum per column, and none for a row too short for a vector */
+    const int vec = pl >= GK_VW;
+    d[0] = vec ? t0 + gk_v_hsum(gk_v_add(x0, y0)) : t0;
+    if (nb == 2) d[1] = vec ? t1 + gk_v_hsum(gk_v_add(x1, y1)) : t1;
 }
 
 /* c_c[i] += sum over p < pl of a[i + p * lda] * b_c[p] for the nb (1 or 2, a constant in each
@@ -241,6 +241,7 @@ small_axpys(int nb, int64_t m, int64_t pl, const float *a, int64_t lda, const fl
  * of k long enough that a large op(A) is read down whole stored columns: with 256-float chunks,
  * 1x4096x4096 through the swapped form read 1 KB of each 16 KB column per pass and ran 1.7x
  * slower than the packed path (Zen 3). */
+static void small_by_dots(const gk_gemm_args *g, int64_t rsc);
 static void small_by_vectors(const gk_gemm_args *g, int64_t rsc) {
     const int64_t m = g->m, n = g->n, k = g->k;
     small_scale_c(g, rsc);
@@ -262,6 +263,11 @@ static void small_by_vectors(const gk_gemm_args *g, int64_t rsc) {
         }
         return;
     }
+    small_by_dots(g, rsc);
+}
+
+static __attribute__((noinline)) void small_by_dots(const gk_gemm_args *g, int64_t rsc) {
+    const int64_t m = g->m, n = g->n, k = g->k;
     float bt[2][GK_SMALL_DOT_CHUNK];
     for (int64_t j0 = 0; j0 < n; j0 += 2) {
         const int two = j0 + 1 < n;
