@@ -47,6 +47,12 @@ void gk_frame_scale(const gk_gemm_args *g);
 #define GK_SMALL_MNK (32.0 * 32.0 * 32.0)
 #define GK_SMALL_MNK_TRANSB (64.0 * 64.0 * 64.0)
 
+/* 1 when m * n * k is within the tiles' size rule above. */
+static inline int gk_small_mnk_within(const gk_gemm_args *g) {
+    return (double)g->m * (double)g->n * (double)g->k <=
+           (g->transb ? GK_SMALL_MNK_TRANSB : GK_SMALL_MNK);
+}
+
 /* The swapped vector form (small_body.h): m <= 2 with plain A, too large for the tiles. This is
  * a row-major GEMV after normalisation (y = A x with A row-major is C^T = x^T A^T), which the
  * packed path ran at a third to a half of the speed of the same product stored column-major,
@@ -56,8 +62,7 @@ void gk_frame_scale(const gk_gemm_args *g);
  * ldc == 1), and otherwise the packed path stays. */
 static inline int gk_small_swapped_form(const gk_gemm_args *g) {
     return g->m <= 2 && g->n > 2 && !g->transa && (!g->transb || (g->m == 1 && g->ldc == 1)) &&
-           (double)g->m * (double)g->n * (double)g->k >
-               (g->transb ? GK_SMALL_MNK_TRANSB : GK_SMALL_MNK);
+           !gk_small_mnk_within(g);
 }
 
 /* GEMV-like calls: n <= 2, m <= 2 with transposed A, or the swapped form's. The unpacked path
@@ -90,8 +95,7 @@ static inline int gk_small_vector_form(const gk_gemm_args *g) {
  * the two calls were a fifth of a 1^3 call (perf, Zen 3). */
 static inline int gk_small_wanted(const gk_gemm_args *g) {
     if (gk_small_gemv_like(g)) return 1;
-    const double mnk = (double)g->m * (double)g->n * (double)g->k;
-    if (mnk > (g->transb ? GK_SMALL_MNK_TRANSB : GK_SMALL_MNK)) return 0;
+    if (!gk_small_mnk_within(g)) return 0;
     return !g->transa ||
            (g->m + GK_SMALL_ROW_ALIGN - 1) / GK_SMALL_ROW_ALIGN * GK_SMALL_ROW_ALIGN * g->k <=
                GK_SMALL_ABUF;

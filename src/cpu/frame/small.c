@@ -7,40 +7,31 @@
 
 #include <omp.h>
 
+/* Each thread takes whole 32-element groups of C's rows (or, for the swapped form, of its
+ * columns, the rows of the swapped problem): a row slice keeps each thread's part of a C column
+ * vector-aligned, and the slices share nothing. */
 void gk_small_run_parallel(const gk_gemm_args *g, void (*fn)(const struct gk_gemm_args *),
                            int threads) {
-    if (gk_small_swapped_form(g)) {
+    const int by_cols = gk_small_swapped_form(g);
+    const int64_t extent = by_cols ? g->n : g->m, group = GK_SMALL_ROW_ALIGN;
 #pragma omp parallel num_threads(threads)
-        {
-            /* columns of C: rows of the swapped problem, each thread's slice whole vectors */
-            const int64_t ct = GK_SMALL_ROW_ALIGN;
-            int64_t lo, hi;
-            gk_split((g->n + ct - 1) / ct, omp_get_num_threads(), omp_get_thread_num(), &lo, &hi);
-            lo *= ct;
-            hi = hi * ct < g->n ? hi * ct : g->n;
-            if (hi > lo) {
-                gk_gemm_args s = *g;
+    {
+        int64_t lo, hi;
+        gk_split((extent + group - 1) / group, omp_get_num_threads(), omp_get_thread_num(), &lo,
+                 &hi);
+        lo *= group;
+        hi = hi * group < extent ? hi * group : extent;
+        if (hi > lo) {
+            gk_gemm_args s = *g;
+            if (by_cols) {
                 s.n = hi - lo;
                 s.b = g->transb ? g->b + lo : g->b + lo * g->ldb;
                 s.c = g->c + lo * g->ldc;
-                fn(&s);
+            } else {
+                s.m = hi - lo;
+                s.a = g->transa ? g->a + lo * g->lda : g->a + lo;
+                s.c = g->c + lo;
             }
-        }
-        return;
-    }
-#pragma omp parallel num_threads(threads)
-    {
-        /* slices of whole row tiles keep each thread's part of a C column vector-aligned */
-        const int64_t rt = GK_SMALL_ROW_ALIGN;
-        int64_t lo, hi;
-        gk_split((g->m + rt - 1) / rt, omp_get_num_threads(), omp_get_thread_num(), &lo, &hi);
-        lo *= rt;
-        hi = hi * rt < g->m ? hi * rt : g->m;
-        if (hi > lo) {
-            gk_gemm_args s = *g;
-            s.m = hi - lo;
-            s.a = g->transa ? g->a + lo * g->lda : g->a + lo;
-            s.c = g->c + lo;
             fn(&s);
         }
     }

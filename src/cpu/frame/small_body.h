@@ -233,50 +233,43 @@ small_axpys(int nb, int64_t m, int64_t pl, const float *a, int64_t lda, const fl
     }
 }
 
-/* The vector forms. C(i, j) is at c[i * rsc + j * ldc]: rsc is 1 but in the swapped form
- * (GK_SMALL_NAME below), which takes the axpys only with rsc == 1.
- * Plain A: per column of C, axpys of alpha * op(B)(p, j) times column p of A, in chunks of k.
- * Transposed A: dot products of the rows of op(A) (stored columns, contiguous) with columns of
+/* Plain A: per pair of columns of C, axpys of alpha * op(B)(p, j) times column p of A, in chunks
+ * of k. C's columns must be contiguous. */
+static void small_by_axpys(const gk_gemm_args *g) {
+    float bt[2][GK_SMALL_CHUNK];
+    for (int64_t j0 = 0; j0 < g->n; j0 += 2) {
+        const int two = j0 + 1 < g->n;
+        for (int64_t p0 = 0; p0 < g->k; p0 += GK_SMALL_CHUNK) {
+            const int64_t pl = g->k - p0 < GK_SMALL_CHUNK ? g->k - p0 : GK_SMALL_CHUNK;
+            const float *a = g->a + p0 * g->lda;
+            float *c0 = g->c + j0 * g->ldc;
+            small_copy_bcol(g, j0, p0, pl, bt[0]);
+            if (two) {
+                small_copy_bcol(g, j0 + 1, p0, pl, bt[1]);
+                small_axpys(2, g->m, pl, a, g->lda, bt[0], bt[1], c0, c0 + g->ldc);
+            } else {
+                small_axpys(1, g->m, pl, a, g->lda, bt[0], bt[1], c0, NULL);
+            }
+        }
+    }
+}
+
+/* Transposed A: dot products of the rows of op(A) (stored columns, contiguous) with columns of
  * op(B), two columns of C at a time so that each row of op(A) is read once for both, in chunks
  * of k long enough that a large op(A) is read down whole stored columns: with 256-float chunks,
  * 1x4096x4096 through the swapped form read 1 KB of each 16 KB column per pass and ran 1.7x
- * slower than the packed path (Zen 3). */
-static void small_by_dots(const gk_gemm_args *g, int64_t rsc);
-static void small_by_vectors(const gk_gemm_args *g, int64_t rsc) {
-    const int64_t m = g->m, n = g->n, k = g->k;
-    small_scale_c(g, rsc);
-    if (!g->transa) {
-        float bt[2][GK_SMALL_CHUNK];
-        for (int64_t j0 = 0; j0 < n; j0 += 2) {
-            const int two = j0 + 1 < n;
-            for (int64_t p0 = 0; p0 < k; p0 += GK_SMALL_CHUNK) {
-                const int64_t pl = k - p0 < GK_SMALL_CHUNK ? k - p0 : GK_SMALL_CHUNK;
-                small_copy_bcol(g, j0, p0, pl, bt[0]);
-                if (two) small_copy_bcol(g, j0 + 1, p0, pl, bt[1]);
-                if (two)
-                    small_axpys(2, m, pl, g->a + p0 * g->lda, g->lda, bt[0], bt[1],
-                                g->c + j0 * g->ldc, g->c + (j0 + 1) * g->ldc);
-                else
-                    small_axpys(1, m, pl, g->a + p0 * g->lda, g->lda, bt[0], bt[1],
-                                g->c + j0 * g->ldc, NULL);
-            }
-        }
-        return;
-    }
-    small_by_dots(g, rsc);
-}
-
+ * slower than the packed path (Zen 3). C(i, j) is at c[i * rsc + j * ldc]. Not inlined into
+ * small_by_vectors: with the axpys beside it, tiny transposed calls (100x2x16) ran 1.3x slower. */
 static __attribute__((noinline)) void small_by_dots(const gk_gemm_args *g, int64_t rsc) {
-    const int64_t m = g->m, n = g->n, k = g->k;
     float bt[2][GK_SMALL_DOT_CHUNK];
-    for (int64_t j0 = 0; j0 < n; j0 += 2) {
-        const int two = j0 + 1 < n;
+    for (int64_t j0 = 0; j0 < g->n; j0 += 2) {
+        const int two = j0 + 1 < g->n;
         float *restrict c0 = g->c + j0 * g->ldc, *restrict c1 = c0 + g->ldc;
-        for (int64_t p0 = 0; p0 < k; p0 += GK_SMALL_DOT_CHUNK) {
-            const int64_t pl = k - p0 < GK_SMALL_DOT_CHUNK ? k - p0 : GK_SMALL_DOT_CHUNK;
+        for (int64_t p0 = 0; p0 < g->k; p0 += GK_SMALL_DOT_CHUNK) {
+            const int64_t pl = g->k - p0 < GK_SMALL_DOT_CHUNK ? g->k - p0 : GK_SMALL_DOT_CHUNK;
             small_copy_bcol(g, j0, p0, pl, bt[0]);
             if (two) small_copy_bcol(g, j0 + 1, p0, pl, bt[1]);
-            for (int64_t i = 0; i < m; i++) {
+            for (int64_t i = 0; i < g->m; i++) {
                 const float *ar = g->a + p0 + i * g->lda;
                 float d[2];
                 if (two) {
@@ -289,6 +282,17 @@ static __attribute__((noinline)) void small_by_dots(const gk_gemm_args *g, int64
             }
         }
     }
+}
+
+/* The vector forms: C scaled by beta, then the axpys (plain A) or the dot products (transposed
+ * A). C(i, j) is at c[i * rsc + j * ldc]: rsc is 1 but in the swapped form (GK_SMALL_NAME
+ * below), which takes the axpys only with rsc == 1. */
+static void small_by_vectors(const gk_gemm_args *g, int64_t rsc) {
+    small_scale_c(g, rsc);
+    if (g->transa)
+        small_by_dots(g, rsc);
+    else
+        small_by_axpys(g);
 }
 
 void GK_SMALL_NAME(const gk_gemm_args *g) {
