@@ -21,9 +21,10 @@ static const gk_ukr_desc *cur;
 /* One case through the current family's small path (called directly, not through the size
  * rule; on `threads` threads through gk_small_run when above 1), against float64 with sentinels
  * around C. The leading dimensions get a random pad of 0-3 (C's none when pad_c is 0), alpha and
- * beta are drawn (NaN-filled C when beta = 0). Returns 0 on a failure (reported); *vector (if
- * given) says which form ran. */
-static int run_case(t_gemm_case *cs, t_rng *rng, int *vector, int threads, int pad_c) {
+ * beta are drawn (NaN-filled C when beta = 0). Returns 0 on a failure (reported); *form (if
+ * given) says which form ran: FORM_TILE, FORM_VECTOR or FORM_SWAPPED. */
+enum { FORM_TILE, FORM_VECTOR, FORM_SWAPPED };
+static int run_case(t_gemm_case *cs, t_rng *rng, int *form, int threads, int pad_c) {
     static const float alphas[] = {1.0f, -1.0f, 0.5f}, betas[] = {0.0f, 1.0f, -1.0f, 0.5f};
     const int64_t m = cs->m, n = cs->n, k = cs->k;
     const int64_t pad = (int64_t)t_rng_range(rng, 0, 3);
@@ -51,7 +52,10 @@ static int run_case(t_gemm_case *cs, t_rng *rng, int *vector, int threads, int p
         cur->small(&g);
         bad = t_gemm_data_verify(&d, 0.0, why, sizeof why);
     }
-    if (vector) *vector = gk_small_vector_form(&g);
+    if (form)
+        *form = gk_small_swapped_form(&g)  ? FORM_SWAPPED
+                : gk_small_vector_form(&g) ? FORM_VECTOR
+                                           : FORM_TILE;
     T_CHECK(!bad, "%s %s (%s form): %s", cur->name, desc,
             gk_small_vector_form(&g) ? "vector" : "tile", st != GK_SUCCESS ? gk_last_error() : why);
     t_gemm_data_free(&d);
@@ -105,9 +109,9 @@ static void gemv_like_shapes(void) {
                                       .m = row ? n : ms[mi],
                                       .n = row ? ms[mi] : n,
                                       .k = ks[ki]};
-                    int vector = 0;
-                    if (!run_case(&cs, &rng, &vector, 1, 1)) return;
-                    forms[vector]++;
+                    int form = FORM_TILE;
+                    if (!run_case(&cs, &rng, &form, 1, 1)) return;
+                    forms[form != FORM_TILE]++;
                 }
     T_CHECK(forms[0] > 50 && forms[1] > 50, "tile form %d cases, vector form %d", forms[0],
             forms[1]);
@@ -135,14 +139,9 @@ static void swapped_form_shapes(void) {
                                       .m = row ? ns[ni] : m,
                                       .n = row ? m : ns[ni],
                                       .k = ks[ki]};
-                    gk_gemm_args g = {.m = m,
-                                      .n = ns[ni],
-                                      .k = ks[ki],
-                                      .transa = row ? cs.tb != GK_NO_TRANS : cs.ta != GK_NO_TRANS,
-                                      .transb = row ? cs.ta != GK_NO_TRANS : cs.tb != GK_NO_TRANS,
-                                      .ldc = m};
-                    swapped += gk_small_swapped_form(&g);
-                    if (!run_case(&cs, &rng, NULL, threads, pad_c)) return;
+                    int form = FORM_TILE;
+                    if (!run_case(&cs, &rng, &form, threads, pad_c)) return;
+                    swapped += form == FORM_SWAPPED;
                 }
     T_CHECK(swapped >= 100, "only %d cases took the swapped form", swapped);
 }
