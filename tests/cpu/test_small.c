@@ -52,12 +52,13 @@ static int run_case(t_gemm_case *cs, t_rng *rng, int *form, int threads, int pad
         cur->small(&g);
         bad = t_gemm_data_verify(&d, 0.0, why, sizeof why);
     }
-    if (form)
-        *form = gk_small_swapped_form(&g)  ? FORM_SWAPPED
-                : gk_small_vector_form(&g) ? FORM_VECTOR
-                                           : FORM_TILE;
-    T_CHECK(!bad, "%s %s (%s form): %s", cur->name, desc,
-            gk_small_vector_form(&g) ? "vector" : "tile", st != GK_SUCCESS ? gk_last_error() : why);
+    static const char *const form_names[] = {"tile", "vector", "swapped"};
+    const int f = gk_small_swapped_form(&g)  ? FORM_SWAPPED
+                  : gk_small_vector_form(&g) ? FORM_VECTOR
+                                             : FORM_TILE;
+    if (form) *form = f;
+    T_CHECK(!bad, "%s %s (%s form): %s", cur->name, desc, form_names[f],
+            st != GK_SUCCESS ? gk_last_error() : why);
     t_gemm_data_free(&d);
     return !bad;
 }
