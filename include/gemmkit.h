@@ -102,6 +102,20 @@ typedef struct gk_cpu_info {
 
 GK_API gk_status gk_cpu_get_info(gk_cpu_info *info);
 
+/* The CPU kernel registry: one entry per micro-kernel family this build contains, best first
+ * (the order cpuid dispatch tries them). `gemmkit kernels` and the docs list it. */
+typedef struct gk_cpu_kernel_info {
+    int id;           /* registry index, 0-based */
+    const char *name; /* e.g. "avx512_32x12" */
+    const char *arch; /* family, as GEMMKIT_ARCH and gk_set_arch take it: "avx512", "avx2", ... */
+    int mr, nr;       /* micro-tile */
+    int usable;       /* 1 when this CPU, OS and build can run it */
+    int selected;     /* 1 for the family a call made now uses */
+} gk_cpu_kernel_info;
+
+GK_API int gk_cpu_kernel_count(void);
+GK_API gk_status gk_cpu_kernel_info_get(int kernel_id, gk_cpu_kernel_info *info);
+
 /* ---------------------------------------------------------------------------------------------
  * CUDA SGEMM (device pointers). Present in every build; without the CUDA backend each function
  * returns GK_ERR_NOT_BUILT. Pointers to cudaStream_t are passed as void* so this header needs no
