@@ -2,6 +2,7 @@
 #
 #   make            library + CLI (CUDA backend too when nvcc is found)
 #   make bench      build, then benchmark this machine (CPU vs OpenBLAS/BLIS; GPU vs cuBLAS if any)
+#                   into $(BUILD)/bench-results; BENCH_ARGS="--quick --out DIR" passes options
 #   make test       build, then run every test; ends with "N passed, N failed, N skipped"
 #   make test SANITIZE=1   the same under ASan + UBSan (CPU only; build-san/)
 #   make install PREFIX=/usr/local
@@ -16,6 +17,7 @@ OPT ?= -O3
 GK_CUDA ?= auto
 CUDA_HOME ?= /usr/local/cuda
 PYTHON ?= /usr/bin/python3
+BENCH_ARGS ?=
 
 ifeq ($(SANITIZE),1)
 BUILD ?= build-san
@@ -25,6 +27,8 @@ else
 BUILD ?= build
 SAN_FLAGS :=
 endif
+# Each program's full test output (tests/run.sh); the environment may point it elsewhere.
+GK_TEST_LOG_DIR ?= $(BUILD)/test-logs
 
 VERSION := 0.1.0
 SOVERSION := 0
@@ -63,6 +67,8 @@ endif
 
 # ---- sources ---------------------------------------------------------------------------------
 LIB_C := $(wildcard src/core/*.c src/cpu/*.c src/cpu/*/*.c src/blas/*.c)
+# src/cpu/probe/ holds a developer program (gk-cpu-probe, below), not library code
+LIB_C := $(filter-out src/cpu/probe/%,$(LIB_C))
 ifneq ($(MACHINE),x86_64)
 LIB_C := $(filter-out %_avx2.c %_avx512.c,$(LIB_C))
 endif
@@ -72,17 +78,27 @@ LIB_CU := $(shell find src/cuda -name '*.cu' 2>/dev/null | sort)
 else
 LIB_CU :=
 endif
-CLI_C := $(wildcard tools/*.c bench/cpu/*.c)
-CLI_CU := $(if $(filter 1,$(HAVE_CUDA)),$(wildcard bench/gpu/*.cu))
-# tests share the CLI's float64 element reference (tools/refcheck.c)
-TEST_COMMON := $(wildcard tests/common/*.c) tools/refcheck.c
+# The workshop around the library, each layer using only the ones below it:
+#   tools/ (the CLI: parses, dispatches) -> bench/ (benchmark library, bench/bench.h)
+#   -> harness/ (reference, accuracy rule, fill, timers, output) -> libgemmkit
+# The C tests use harness/ too (through tests/common/). Their sources include each other's public
+# headers by path from the repository root ("harness/harness.h", "bench/bench.h").
+HARNESS_C := $(wildcard harness/*.c)
+HARNESS_CU := $(if $(filter 1,$(HAVE_CUDA)),$(wildcard harness/*.cu))
+BENCH_C := $(wildcard bench/*.c bench/cpu/*.c)
+BENCH_CU := $(if $(filter 1,$(HAVE_CUDA)),$(wildcard bench/gpu/*.cu))
+CLI_C := $(wildcard tools/*.c)
+TEST_COMMON := $(wildcard tests/common/*.c)
 TEST_C := $(wildcard tests/*/test_*.c)
 TEST_CU := $(if $(filter 1,$(HAVE_CUDA)),$(wildcard tests/*/test_*.cu))
 TEST_SCRIPTS := $(sort $(wildcard tests/*/test_*.sh tests/*/test_*.py))
 
 obj = $(patsubst %,$(BUILD)/obj/%.o,$(1))
 LIB_OBJ := $(call obj,$(LIB_C) $(LIB_CU))
-CLI_OBJ := $(call obj,$(CLI_C) $(CLI_CU))
+HARNESS_OBJ := $(call obj,$(HARNESS_C))
+HARNESS_CU_OBJ := $(call obj,$(HARNESS_CU))
+BENCH_OBJ := $(call obj,$(BENCH_C) $(BENCH_CU))
+CLI_OBJ := $(call obj,$(CLI_C))
 TEST_COMMON_OBJ := $(call obj,$(TEST_COMMON))
 TEST_BINS := $(patsubst tests/%,$(BUILD)/tests/%,$(basename $(TEST_C) $(TEST_CU)))
 
@@ -100,7 +116,7 @@ cli: $(CLI)
 tests: $(TEST_BINS)
 
 help:
-	@sed -n '2,12p' Makefile
+	@sed -n '2,13p' Makefile
 
 # ---- flags stamps ----------------------------------------------------------------------------
 # Every object depends on a file holding the flags it was compiled with (one for C, one for CUDA),
@@ -132,7 +148,12 @@ $(BUILD)/obj/%.c.o: %.c $(C_STAMP)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 $(BUILD)/obj/%.cu.o: %.cu $(CU_STAMP)
 	@mkdir -p $(@D)
-	$(NVCC) -Iinclude -Isrc -Itests -Itests/common $(NVCCFLAGS) -MMD -MP -c $< -o $@
+	$(NVCC) $(WORKSHOP_INC) -Iinclude -Isrc -Itests -Itests/common $(NVCCFLAGS) -MMD -MP -c $< -o $@
+# The workshop's sources (not the library's) see the repository root, for "harness/..." and
+# "bench/bench.h".
+WORKSHOP_DIRS := harness bench tools tests
+$(foreach d,$(WORKSHOP_DIRS),$(eval $(BUILD)/obj/$(d)/%: WORKSHOP_INC := -I.))
+$(foreach d,$(WORKSHOP_DIRS),$(eval $(BUILD)/obj/$(d)/%: CPPFLAGS += -I.))
 
 # ---- link rules ------------------------------------------------------------------------------
 $(SHLIB): $(LIB_OBJ)
@@ -143,15 +164,24 @@ $(SHLIB): $(LIB_OBJ)
 $(STLIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
-$(CLI): $(CLI_OBJ) $(STLIB)
+# gk-cpu-probe (src/cpu/probe/cpu_probe.c): a white-box probe of the CPU module that times the
+# packed path's pieces (micro-kernel tiles, panel packing) and small whole GEMMs on this CPU.
+# Linked with the static library because it reaches the internal kernel registry.
+PROBE := $(BUILD)/bin/gk-cpu-probe
+cli: $(PROBE)
+$(PROBE): src/cpu/probe/cpu_probe.c $(HARNESS_OBJ) $(STLIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $(CLI_OBJ) $(STLIB) $(CUDA_LIBS) $(LDLIBS)
-$(BUILD)/tests/%: $(BUILD)/obj/tests/%.c.o $(TEST_COMMON_OBJ) $(STLIB)
+	$(CC) $(CPPFLAGS) -I. $(CFLAGS) -fvisibility=default $< -o $@ $(HARNESS_OBJ) $(STLIB) -fopenmp \
+	    -lm -lpthread
+$(CLI): $(CLI_OBJ) $(BENCH_OBJ) $(HARNESS_OBJ) $(HARNESS_CU_OBJ) $(STLIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $< $(TEST_COMMON_OBJ) $(STLIB) $(CUDA_LIBS) $(LDLIBS)
-$(BUILD)/tests/%: $(BUILD)/obj/tests/%.cu.o $(TEST_COMMON_OBJ) $(STLIB)
+	$(CC) -o $@ $(CLI_OBJ) $(BENCH_OBJ) $(HARNESS_OBJ) $(HARNESS_CU_OBJ) $(STLIB) $(CUDA_LIBS) $(LDLIBS)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.c.o $(TEST_COMMON_OBJ) $(HARNESS_OBJ) $(STLIB)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $< $(TEST_COMMON_OBJ) $(STLIB) $(CUDA_LIBS) $(LDLIBS)
+	$(CC) -o $@ $< $(TEST_COMMON_OBJ) $(HARNESS_OBJ) $(STLIB) $(CUDA_LIBS) $(LDLIBS)
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.cu.o $(TEST_COMMON_OBJ) $(HARNESS_OBJ) $(STLIB)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $< $(TEST_COMMON_OBJ) $(HARNESS_OBJ) $(STLIB) $(CUDA_LIBS) $(LDLIBS)
 $(BUILD)/obj/tests/%.c.o $(TEST_COMMON_OBJ): CPPFLAGS += -Itests -Itests/common
 
 # ---- top-level jobs --------------------------------------------------------------------------
@@ -160,10 +190,11 @@ deps:
 
 test: deps all tests
 	@echo "CUDA backend: $(if $(filter 1,$(HAVE_CUDA)),built ($(NVCC)),not built (no nvcc found))"
-	@GK_BUILD=$(BUILD) GK_PYTHON=$(PYTHON) bash tests/run.sh $(TEST_BINS) $(TEST_SCRIPTS)
+	@GK_BUILD=$(BUILD) GK_PYTHON=$(PYTHON) GK_TEST_LOG_DIR=$(GK_TEST_LOG_DIR) \
+	    bash tests/run.sh $(TEST_BINS) $(TEST_SCRIPTS)
 
 bench: deps all
-	@GK_BUILD=$(BUILD) bash bench/run.sh
+	@GK_BUILD=$(BUILD) bash bench/run.sh $(BENCH_ARGS)
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/bin

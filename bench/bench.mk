@@ -20,19 +20,10 @@ $(BLIS_BEST): bench/cpu/shim/peer_blis_ctx.c bench/bench.mk
 	    echo "bench.mk: $@ not built; the blis-best benchmark column will be reported missing"
 endif
 
-# gk-cpu-probe (bench/probe/cpu_probe.c): times the packed path's pieces (micro-kernel tiles,
-# panel packing) and small whole GEMMs on this CPU. Linked with the static library because it
-# reaches the internal kernel registry.
-PROBE := $(BUILD)/bin/gk-cpu-probe
-cli: $(PROBE)
-$(PROBE): bench/probe/cpu_probe.c $(STLIB)
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -fvisibility=default $< -o $@ $(STLIB) -fopenmp -lm -lpthread
-
 # gk-call-ab (bench/probe/call_ab.c): per-call time of tiny GEMMs through two libraries loaded
 # side by side (two builds of libgemmkit.so, or gemmkit and a CBLAS library).
 CALL_AB := $(BUILD)/bin/gk-call-ab
 cli: $(CALL_AB)
-$(CALL_AB): bench/probe/call_ab.c include/gemmkit.h
+$(CALL_AB): bench/probe/call_ab.c include/gemmkit.h $(HARNESS_OBJ)
 	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ -ldl -lm
+	$(CC) $(CPPFLAGS) -I. $(CFLAGS) $< -o $@ $(HARNESS_OBJ) -ldl -lm

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # run.sh — what `make bench` runs: the CPU benchmark (gemmkit vs OpenBLAS and BLIS) always, and
 # the GPU ladder benchmark when a CUDA device is present (gemmkit bench --device all decides).
-# Paths come from $GK_BUILD (default build); extra arguments go to `gemmkit bench`, e.g.
-#   GK_BUILD=build bash bench/run.sh --quick
+# Results go to $GK_BUILD/bench-results (the build tree, never the source tree); extra arguments
+# go to `gemmkit bench` and win over these defaults, e.g.
+#   GK_BUILD=build bash bench/run.sh --quick --out /tmp/results
+# Committed results under bench/results/ are curated by hand from such runs.
 set -eu
 cd "$(dirname "$0")/.."
 build=${GK_BUILD:-build}
@@ -14,4 +16,4 @@ fi
 if [ ! -f "$build/lib/gk_blis_best.so" ]; then
     echo "bench/run.sh: $build/lib/gk_blis_best.so missing; the blis-best column will be reported missing" >&2
 fi
-GK_BLIS_BEST=$build/lib/gk_blis_best.so exec "$cli" bench --device all --out bench/results "$@"
+GK_BLIS_BEST=$build/lib/gk_blis_best.so exec "$cli" bench --device all --out "$build/bench-results" "$@"

@@ -4,15 +4,20 @@
 One Triton matmul kernel (grouped tile order for L2 reuse, masked edges) autotuned over a small
 set of tile shapes, run with IEEE FP32 products (input_precision="ieee") and with TF32 tensor
 cores (input_precision="tf32"). For each size n, C = A B (n x n x n, row-major, uniform [-1, 1)
-inputs) is checked against a float64 torch product with the gemmkit test bound
-((K + 2) eps + 2 u_in) |A||B| + FLT_MIN (u_in = 2^-11 for TF32), then timed with
-triton.testing.do_bench (median; do_bench clears the L2 between runs).
+inputs) is checked on the GPU against a float64 reference with the gemmkit accuracy rule
+(harness/harness.py; u_in = 2^-11 for TF32), then timed with triton.testing.do_bench (median;
+do_bench clears the L2 between runs).
 
 Writes CSV rows "size,variant,ms,tflops,check" (to --csv, else stdout), which `gemmkit ladder
 --triton` merges into its table. Exit status 2 when torch/triton/a GPU are missing.
 """
 import argparse
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "harness"))
+from harness import compare, reference  # noqa: E402  (after the path it lives on)
 
 try:
     import torch
@@ -72,14 +77,10 @@ def matmul(a, b, precision):
 
 def check(a, b, c, u_in):
     """Worst err/bound over C and the number of elements beyond the bound (NaN counts)."""
-    k = a.shape[1]
-    ref = a.double() @ b.double()
-    scale = a.double().abs() @ b.double().abs()
-    eps = torch.finfo(torch.float32).eps
-    bound = ((k + 2) * eps + 2 * u_in) * scale + torch.finfo(torch.float32).tiny
-    err = (c.double() - ref).abs()
+    ref, scale = reference(a, b)
+    err, bound, bad = compare(c, ref, scale, a.shape[1], u_in)
     ratio = torch.nan_to_num(err / bound, nan=float("inf"))
-    return ratio.max().item(), int((~(err <= bound)).sum().item())
+    return ratio.max().item(), int(bad.sum().item())
 
 
 def main():

@@ -156,6 +156,7 @@ typedef struct gk_cuda_kernel_info {
                            |C - Cref| <= ((K + 2) * FLT_EPSILON + 2 * input_rounding) * scale,
                            scale = |alpha| * sum_k |a_ik b_kj| + |beta * c_ij| (docs/testing.md) */
     int tensor_cores;   /* 1 if it uses tensor cores */
+    int is_default;     /* 1 for the kernel gk_cuda_sgemm runs on devices that support it */
 } gk_cuda_kernel_info;
 
 GK_API int gk_cuda_kernel_count(void);

@@ -76,14 +76,14 @@ info_report() {
 ptxas_report() {
     local tmp f
     tmp=$(mktemp -d)
-    for f in src/cuda/ladder/*.cu; do
+    for f in src/cuda/gemm/*.cu src/cuda/ladder/*.cu; do
         timeout 100 nvcc -Iinclude -Isrc -std=c++17 -O3 -DGK_HAVE_CUDA=1 --expt-relaxed-constexpr \
             -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -c "$f" -o /dev/null \
             >"$tmp/$(basename "$f").log" 2>&1 || echo "error: compile failed or timed out" >>"$tmp/$(basename "$f").log" &
         [ "$(jobs -r | wc -l)" -ge "$JOBS" ] && wait -n
     done
     wait
-    for f in src/cuda/ladder/*.cu; do
+    for f in src/cuda/gemm/*.cu src/cuda/ladder/*.cu; do
         echo "## $f"
         awk '/Compiling entry function/ { fn = $0; sub(/.*function ./, "", fn); sub(/. for .*/, "", fn) }
              /spill stores/ { s = $0; sub(/^[^0-9]*/, "", s) }

@@ -1,16 +1,28 @@
 /*
- * commands.h — the subcommands of the `gemmkit` CLI. Each lives in its own file and receives
- * argv starting at the subcommand name; each supports --help and returns a process exit status.
+ * commands.h — the subcommands of the `gemmkit` CLI and the option parsing they share. Each
+ * command lives in its own file, receives argv starting at the subcommand name, supports --help,
+ * parses its options and hands them to the benchmark library (bench/bench.h) or the public API;
+ * it returns a process exit status (0 success, 1 failure, 2 usage error). Private to tools/.
  */
 #ifndef GK_TOOLS_COMMANDS_H
 #define GK_TOOLS_COMMANDS_H
 
-int gk_cmd_info(int argc, char **argv);    /* tools/cmd_info.c */
-int gk_cmd_run(int argc, char **argv);     /* tools/cmd_run.c */
-int gk_cmd_bench(int argc, char **argv);   /* bench/cpu/cmd_bench.c: --device cpu|gpu|all */
-int gk_cmd_kernels(int argc, char **argv); /* tools/cmd_kernels.c: the CUDA registry */
+#include <stddef.h>
+#include <stdint.h>
 
-/* bench/gpu/ (CUDA builds only): the ladder harness, also reached through bench --device gpu. */
-int gk_cmd_ladder(int argc, char **argv);
+int gk_cmd_info(int argc, char **argv);    /* cmd_info.c */
+int gk_cmd_run(int argc, char **argv);     /* cmd_run.c */
+int gk_cmd_bench(int argc, char **argv);   /* cmd_bench.c: --device cpu|gpu|all */
+int gk_cmd_ladder(int argc, char **argv);  /* cmd_ladder.c: the CUDA ladder benchmark */
+int gk_cmd_kernels(int argc, char **argv); /* cmd_kernels.c: the CPU and CUDA registries */
+
+/* Whole-string integer; 1 on success. */
+int cli_parse_i64(const char *s, int64_t *out);
+
+/* Default results directory of bench and ladder: bench-results in the build tree the binary runs
+ * from (<dir>/bin/gemmkit -> <dir>/bench-results, e.g. build/bench-results), so a run never
+ * writes into the source tree; ./bench-results when that directory is not writable (an
+ * installed binary). */
+void cli_default_out(char *out, size_t len);
 
 #endif

@@ -1,21 +1,12 @@
 /*
- * main.c — `gemmkit`, the command-line front end: dispatches to one subcommand per file.
+ * main.c — `gemmkit`, the command-line front end: dispatches to one subcommand per file
+ * (commands.h); the work itself is done by the benchmark library (bench/bench.h) and the library.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "commands.h"
 #include "gemmkit.h"
-
-#ifndef GK_HAVE_CUDA
-/* Without the CUDA backend the ladder command still exists and says why it cannot run. */
-int gk_cmd_ladder(int argc, char **argv) {
-    (void)argc, (void)argv;
-    fprintf(stderr, "gemmkit ladder: this build has no CUDA backend (nvcc was not found at build "
-                    "time); rebuild with nvcc on PATH or CUDA_HOME set\n");
-    return 2;
-}
-#endif
 
 static const struct {
     const char *name;
@@ -26,7 +17,7 @@ static const struct {
     {"run", gk_cmd_run, "one GEMM of a given shape/layout on cpu or gpu, verified and timed"},
     {"bench", gk_cmd_bench, "benchmark against OpenBLAS/BLIS (cpu) and cuBLAS (gpu)"},
     {"ladder", gk_cmd_ladder, "run every CUDA ladder kernel plus cuBLAS: check, time, plot"},
-    {"kernels", gk_cmd_kernels, "list the CUDA kernel registry"},
+    {"kernels", gk_cmd_kernels, "list the CPU and CUDA kernel registries (--json)"},
 };
 
 static void usage(FILE *f) {

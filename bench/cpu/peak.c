@@ -4,10 +4,8 @@
  */
 #include "peak.h"
 
-#include <time.h>
-
 #include "gemmkit.h"
-#include "../../tools/timing.h"
+#include "harness/harness.h"
 
 double gk_peak_kernel_generic(int64_t iters) {
     /* Portable fallback: 16 independent scalar chains the compiler may vectorise. */
@@ -30,10 +28,10 @@ double gk_peak_kernel_generic(int64_t iters) {
 /* Wall-clock GFLOPS of `threads` threads each running kern(iters). */
 static double run_once(double (*kern)(int64_t), int64_t iters, int threads) {
     double flops = 0;
-    double t0 = gk_now_s();
+    double t0 = gkh_now();
 #pragma omp parallel num_threads(threads) reduction(+ : flops)
     flops += kern(iters);
-    double t1 = gk_now_s();
+    double t1 = gkh_now();
     return flops / (t1 - t0) * 1e-9;
 }
 
@@ -52,9 +50,9 @@ double gk_peak_gflops(int threads, const char **isa) {
     /* ~0.05 s per run: long against thread start-up and timer resolution, short enough that
      * the best of 10 likely includes a run no other process interrupted. */
     int64_t iters = 1 << 16;
-    double t0 = gk_now_s();
+    double t0 = gkh_now();
     kern(iters);
-    double dt = gk_now_s() - t0;
+    double dt = gkh_now() - t0;
     if (dt > 0) iters = (int64_t)((double)iters * 0.05 / dt) + 1;
     double best = 0;
     for (int r = 0; r < 10; r++) {

@@ -8,12 +8,7 @@
 
 #include <stdint.h>
 
-enum { BENCH_NUM_IMPLS = 6 };
-
-/* Column order of the results; index 0 is gemmkit, the reference the ratios divide by. The last,
- * "baseline", is gemmkit again but run by another gemmkit binary (bench --baseline PATH): an A/B
- * comparison of two builds measured in the same run as the peers. */
-extern const char *const bench_impl_names[BENCH_NUM_IMPLS];
+#include "bench/bench.h" /* the implementation names and ids */
 
 typedef struct bench_impl {
     int id;            /* index into bench_impl_names */
@@ -22,12 +17,6 @@ typedef struct bench_impl {
     void *handle;      /* dlopen handle (peers) */
     void *gemm_fn, *threads_fn;
 } bench_impl;
-
-/* Index of a name in bench_impl_names, or -1. */
-int bench_impl_find(const char *name);
-
-/* The id of the "baseline" column: never loaded in-process (its worker is another binary). */
-int bench_impl_baseline(void);
 
 /* OPENBLAS_CORETYPE value that the "openblas-best" worker process is started with: the widest
  * ISA's kernel set this CPU can run. OpenBLAS reads it only while loading, hence a process. */

@@ -1,15 +1,16 @@
 /*
- * ladder.cu — `gemmkit ladder`: every kernel of the CUDA registry, cuBLAS SGEMM (FP32 and, as a
- * reference line, TF32) and optionally the Triton peer, on square problems: each is checked
- * against a float64 reference, then timed; the results go to a table, CSV, JSON and plots.
+ * ladder.cu — the GPU ladder benchmark (bench.h: bench_ladder_run, what `gemmkit ladder` does):
+ * every kernel of the CUDA registry, cuBLAS SGEMM (FP32 and, as a reference line, TF32) and
+ * optionally the Triton peer, on square problems: each is checked against a float64 reference,
+ * then timed; the results go to a table, CSV, JSON and plots.
  *
  * Method (docs/cuda.md):
  *   - inputs uniform in [-1, 1) from a hash (never zeros), C = A B column-major, alpha 1, beta 0,
  *     through the public gk_cuda_sgemm_kernel (so dispatch overhead is included, as a user sees);
  *   - check: C is poisoned with NaN, the variant runs once and every element is compared on the
- *     GPU with a float64 reference computed on the GPU (products of floats are exact in double),
- *     with the tests' bound ((K + 2) eps + 2 u_in) sum|a||b| + FLT_MIN; a failing variant is
- *     reported FAIL and not timed;
+ *     GPU with a float64 reference computed on the GPU (harness/gpu.h; products of floats are
+ *     exact in double), with the tests' bound (harness/rule.h); a failing variant is reported
+ *     FAIL and not timed;
  *   - timing: one warm-up (two more for short runs), then up to --reps runs (time-boxed by
  *     --budget seconds, at least 3), each bracketed by CUDA events, spread round-robin over
  *     --rounds rounds so every variant is timed in the same thermal/power state; between runs
@@ -20,7 +21,6 @@
  */
 #include <cuda_runtime.h>
 #include <errno.h>
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,11 +33,11 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench.h"
 #include "gemmkit.h"
+#include "harness/gpu.h"
+#include "harness/harness.h"
 #include "peers.h"
-extern "C" {
-#include "../../tools/commands.h"
-}
 
 namespace {
 
@@ -62,80 +62,11 @@ struct result {
     double worst = NAN; /* largest err / bound over C */
 };
 
-struct options {
-    std::vector<int64_t> sizes{4096, 8192};
-    std::vector<std::string> kernels;
-    int reps = 30, device = 0, rounds = 3;
-    double budget = 1.5;
-    std::string out = "bench/results";
-    std::string triton_csv; /* merge rows triton_peer.py wrote earlier */
-    bool cublas = true, triton = false, plot = true;
-};
-
-/* ---- device helpers -------------------------------------------------------------------------- */
-
-__device__ uint64_t mix(uint64_t z) { /* splitmix64 finaliser */
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
-
-__global__ void fill_kernel(float *x, int64_t n, uint64_t seed) {
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
-         i += (int64_t)gridDim.x * blockDim.x)
-        x[i] = (float)((double)(mix(seed + (uint64_t)i) >> 11) * (2.0 / 9007199254740992.0) - 1.0);
-}
-
-enum { RT = 16 };
-
-/* R = A B and S = |A| |B| in float64, column-major n x n; 16x16 shared tiles keep the reference
- * at a small fraction of the harness time even at n = 8192. */
-__global__ void reference_kernel(int64_t n, const float *a, const float *b, double *r, double *s) {
-    __shared__ float as[RT][RT + 1], bs[RT][RT + 1];
-    const int64_t i = blockIdx.x * (int64_t)RT + threadIdx.x,
-                  j = blockIdx.y * (int64_t)RT + threadIdx.y;
-    double acc = 0.0, mag = 0.0;
-    for (int64_t p0 = 0; p0 < n; p0 += RT) {
-        const int64_t pa = p0 + threadIdx.y, pb = p0 + threadIdx.x;
-        as[threadIdx.y][threadIdx.x] = i < n && pa < n ? a[i + pa * n] : 0.0f;
-        bs[threadIdx.y][threadIdx.x] = pb < n && j < n ? b[pb + j * n] : 0.0f;
-        __syncthreads();
-#pragma unroll
-        for (int q = 0; q < RT; q++) {
-            const double prod = (double)as[q][threadIdx.x] * (double)bs[threadIdx.y][q];
-            acc += prod;
-            mag += fabs(prod);
-        }
-        __syncthreads();
-    }
-    if (i < n && j < n) r[i + j * n] = acc, s[i + j * n] = mag;
-}
-
-/* Counts elements outside the bound and keeps the largest err/bound (as float bits: positive
- * floats order like unsigned integers; NaN counts as +Inf). */
-__global__ void compare_kernel(int64_t count, const float *c, const double *r, const double *s,
-                               double unit, unsigned long long *bad, unsigned *worst) {
-    unsigned local_bad = 0, local_worst = 0;
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < count;
-         i += (int64_t)gridDim.x * blockDim.x) {
-        const double err = fabs((double)c[i] - r[i]), bound = unit * s[i] + FLT_MIN;
-        if (!(err <= bound)) local_bad++;
-        const float ratio = isnan(err) ? INFINITY : (float)(err / bound);
-        local_worst = max(local_worst, __float_as_uint(ratio));
-    }
-    local_bad = __reduce_add_sync(0xffffffffu, local_bad);
-    local_worst = __reduce_max_sync(0xffffffffu, local_worst);
-    if ((threadIdx.x & 31) == 0) {
-        if (local_bad) atomicAdd(bad, (unsigned long long)local_bad);
-        atomicMax(worst, local_worst);
-    }
-}
-
 /* ---- the harness ------------------------------------------------------------------------------
  */
 
 struct bench {
-    options opt;
+    bench_ladder_opts opt;
     gk_cuda_ctx *ctx = nullptr;
     gk_cublas cublas;
     bool have_cublas = false;
@@ -143,8 +74,7 @@ struct bench {
     bool have_nvml = false;
     int sm = 0, sms = 0, l2 = 0;
     cudaDeviceProp prop;
-    float *flush = nullptr;
-    size_t flush_bytes = 0;
+    gkh_l2_flush flush = {nullptr, 0};
     bool context_lost = false;
     std::vector<result> results;
 
@@ -157,6 +87,19 @@ struct bench {
         const bool ok =
             cublas.sgemm(v.k == CUBLAS_TF32 ? gk_cublas::TF32 : gk_cublas::FP32, (int)n, a, b, c);
         return ok ? "" : "cublasSgemm failed";
+    }
+
+    /* One call of a variant as the harness's event timer launches it. */
+    struct launch_arg {
+        bench *self;
+        const variant *v;
+        int64_t n;
+        const float *a, *b;
+        float *c;
+    };
+    static void launch_cb(void *p) {
+        const launch_arg *l = (const launch_arg *)p;
+        l->self->launch(*l->v, l->n, l->a, l->b, l->c);
     }
 
     /* Correctness check, then warm-up; returns the number of timed runs the variant gets (0 if
@@ -182,20 +125,9 @@ struct bench {
             if (ce != cudaSuccess && cudaDeviceSynchronize() != cudaSuccess) context_lost = true;
             return 0;
         }
-        unsigned long long *d_bad;
-        unsigned *d_worst;
-        cudaMalloc(&d_bad, sizeof *d_bad + sizeof *d_worst);
-        d_worst = (unsigned *)(d_bad + 1);
-        cudaMemset(d_bad, 0, sizeof *d_bad + sizeof *d_worst);
-        const double unit = (double)(n + 2) * FLT_EPSILON + 2.0 * v.u_in;
-        compare_kernel<<<sms * 8, 256>>>(n * n, c, r, s, unit, d_bad, d_worst);
         unsigned long long bad = 0;
-        unsigned worst_bits = 0;
-        cudaMemcpy(&bad, d_bad, sizeof bad, cudaMemcpyDeviceToHost);
-        cudaMemcpy(&worst_bits, d_worst, sizeof worst_bits, cudaMemcpyDeviceToHost);
-        cudaFree(d_bad);
-        float worst;
-        memcpy(&worst, &worst_bits, sizeof worst);
+        float worst = 0;
+        gkh_gpu_compare(n * n, n, v.u_in, c, r, s, sms * 8, &bad, &worst);
         out.worst = worst;
         char buf[96];
         if (bad) {
@@ -207,15 +139,12 @@ struct bench {
         out.check = buf;
 
         /* warm-up, which also estimates the run time for the time box */
-        cudaEvent_t e0, e1;
-        cudaEventCreate(&e0), cudaEventCreate(&e1);
-        cudaEventRecord(e0);
-        launch(v, n, a, b, c);
-        cudaEventRecord(e1);
-        cudaEventSynchronize(e1);
-        float est = 0;
-        cudaEventElapsedTime(&est, e0, e1);
-        cudaEventDestroy(e0), cudaEventDestroy(e1);
+        gkh_gpu_timer warm;
+        gkh_gpu_timer_create(&warm, 1);
+        launch_arg arg = {this, &v, n, a, b, c};
+        gkh_gpu_timer_run(&warm, nullptr, launch_cb, &arg);
+        const float est = gkh_gpu_timer_ms(&warm, 0);
+        gkh_gpu_timer_destroy(&warm);
         if (est < 20.0f) launch(v, n, a, b, c), launch(v, n, a, b, c);
         const int reps = (int)(opt.budget * 1000.0 / std::max(est, 1e-3f));
         return std::max(3, std::min(opt.reps, reps));
@@ -231,18 +160,11 @@ struct bench {
     /* `reps` timed runs of one variant appended to `ms`, NVML readings added to `pw`. */
     bool time_runs(const variant &v, int64_t n, const float *a, const float *b, float *c, int reps,
                    std::vector<double> &ms, power_acc &pw, result &out) {
-        std::vector<cudaEvent_t> start(reps), stop(reps);
-        for (int i = 0; i < reps; i++)
-            cudaEventCreate(&start[i]), cudaEventCreate(&stop[i]);
-        cudaDeviceSynchronize();
+        gkh_gpu_timer timer;
+        gkh_gpu_timer_create(&timer, reps);
         if (have_nvml) nvml.start();
-        for (int i = 0; i < reps; i++) {
-            cudaMemsetAsync(flush, i & 0xff, flush_bytes);
-            cudaEventRecord(start[i]);
-            launch(v, n, a, b, c);
-            cudaEventRecord(stop[i]);
-        }
-        cudaError_t ce = cudaEventSynchronize(stop[reps - 1]);
+        launch_arg arg = {this, &v, n, a, b, c};
+        cudaError_t ce = gkh_gpu_timer_run(&timer, &flush, launch_cb, &arg);
         if (have_nvml) {
             nvml.stop();
             const int k = nvml.samples();
@@ -255,12 +177,9 @@ struct bench {
                 p = q + 1;
             }
         }
-        for (int i = 0; i < reps; i++) {
-            float t = 0;
-            cudaEventElapsedTime(&t, start[i], stop[i]);
-            ms.push_back(t);
-            cudaEventDestroy(start[i]), cudaEventDestroy(stop[i]);
-        }
+        for (int i = 0; i < reps; i++)
+            ms.push_back(gkh_gpu_timer_ms(&timer, i));
+        gkh_gpu_timer_destroy(&timer);
         if (ce != cudaSuccess) {
             out.check = std::string("ERROR while timing: ") + cudaGetErrorString(ce);
             out.reps = 0;
@@ -271,10 +190,8 @@ struct bench {
     }
 
     static void summarise(int64_t n, std::vector<double> &ms, result &out) {
-        std::sort(ms.begin(), ms.end());
-        const size_t k = ms.size();
-        out.reps = (int)k;
-        out.ms = k % 2 ? ms[k / 2] : 0.5 * (ms[k / 2 - 1] + ms[k / 2]);
+        out.reps = (int)ms.size();
+        out.ms = gkh_median(ms.data(), out.reps); /* sorts: ms[0] is then the fastest */
         out.ms_min = ms[0];
         out.tflops = 2.0 * (double)n * n * n / (out.ms * 1e-3) / 1e12;
     }
@@ -292,11 +209,9 @@ struct bench {
             (void)cudaGetLastError();
             return false;
         }
-        fill_kernel<<<sms * 4, 256>>>(a, (int64_t)elems, 0x1234ull + (uint64_t)n);
-        fill_kernel<<<sms * 4, 256>>>(b, (int64_t)elems, 0xabcdefull * (uint64_t)n);
-        dim3 grid((unsigned)((n + RT - 1) / RT), (unsigned)((n + RT - 1) / RT));
-        reference_kernel<<<grid, dim3(RT, RT)>>>(n, a, b, r, s);
-        if ((e = cudaDeviceSynchronize()) != cudaSuccess) {
+        gkh_gpu_fill(a, (int64_t)elems, 0x1234ull + (uint64_t)n, sms * 4);
+        gkh_gpu_fill(b, (int64_t)elems, 0xabcdefull * (uint64_t)n, sms * 4);
+        if ((e = gkh_gpu_reference(n, a, b, r, s)) != cudaSuccess) {
             fprintf(stderr, "gemmkit ladder: reference at %lld: %s\n", (long long)n,
                     cudaGetErrorString(e));
             context_lost = true;
@@ -344,39 +259,7 @@ struct bench {
     }
 };
 
-/* ---- options, output --------------------------------------------------------------------------
- */
-
-void usage(FILE *f) {
-    fprintf(
-        f,
-        "usage: gemmkit ladder [--sizes 4096,8192] [--sweep] [--kernels LIST] [--reps N]\n"
-        "                      [--budget SEC] [--rounds R] [--device N] [--out DIR] [--no-cublas]\n"
-        "                      [--triton | --triton-csv FILE] [--no-plot]\n"
-        "Checks every CUDA registry kernel (and cuBLAS FP32/TF32) against a float64 GPU\n"
-        "reference on square n x n x n problems, then times it: median of up to N runs\n"
-        "(default 30, at least 3, at most SEC seconds each, default 1.5) with L2 flushed\n"
-        "between runs. The timed runs are spread over R rounds (default 3) that visit every\n"
-        "variant in turn, so all see the GPU in the same thermal state. LIST: names, name\n"
-        "prefixes or ids, comma separated. --sweep: sizes 256..8192. --triton: also run\n"
-        "bench/triton_peer.py (--triton-csv: merge its earlier output instead). Writes\n"
-        "gpu_ladder.csv/.json and plots (bench/plot_gpu.py) under DIR (default\n"
-        "bench/results). Exit status 1 if a variant fails its check.\n");
-}
-
-bool parse_sizes(const char *s, std::vector<int64_t> &out) {
-    out.clear();
-    while (*s) {
-        char *end;
-        long long v = strtoll(s, &end, 10);
-        if (end == s || v < 1 || v > 46340 /* n*n fits comfortably, memory permitting */)
-            return false;
-        out.push_back(v);
-        s = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',') return false;
-    }
-    return !out.empty();
-}
+/* ---- output ------------------------------------------------------------------------------- */
 
 std::vector<std::string> split(const char *s) {
     std::vector<std::string> out;
@@ -390,22 +273,13 @@ std::vector<std::string> split(const char *s) {
     return out;
 }
 
-bool selected(const options &o, const std::string &name, int id) {
-    if (o.kernels.empty()) return true;
-    for (const auto &k : o.kernels) {
+bool selected(const std::vector<std::string> &kernels, const std::string &name, int id) {
+    if (kernels.empty()) return true;
+    for (const auto &k : kernels) {
         if (k == name || (id >= 0 && k == std::to_string(id))) return true;
         if (name.compare(0, k.size(), k) == 0) return true; /* prefix: "13" or "13_cp" */
     }
     return false;
-}
-
-bool make_dirs(const std::string &path) {
-    for (size_t i = 1; i <= path.size(); i++)
-        if (i == path.size() || path[i] == '/') {
-            std::string p = path.substr(0, i);
-            if (mkdir(p.c_str(), 0755) != 0 && errno != EEXIST) return false;
-        }
-    return true;
 }
 
 std::string fmt(double v, const char *f) {
@@ -416,12 +290,8 @@ std::string fmt(double v, const char *f) {
 }
 
 std::string json_str(const std::string &s) {
-    std::string o = "\"";
-    for (char ch : s) {
-        if (ch == '"' || ch == '\\') o += '\\';
-        if ((unsigned char)ch >= 0x20) o += ch;
-    }
-    return o + "\"";
+    std::vector<char> q(2 * s.size() + 3);
+    return gkh_json_quote(q.data(), q.size(), s.c_str());
 }
 
 std::string json_num(double v, const char *f) {
@@ -452,52 +322,19 @@ void merge_triton(const std::string &csv, std::vector<result> &results) {
 
 } // namespace
 
-extern "C" int gk_cmd_ladder(int argc, char **argv) {
-    options opt;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const bool has_val = i + 1 < argc;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "--sizes") && has_val) {
-            if (!parse_sizes(argv[++i], opt.sizes)) {
-                fprintf(stderr, "gemmkit ladder: --sizes wants n1,n2,... with 1 <= n <= 46340\n");
-                return 2;
-            }
-        } else if (!strcmp(a, "--sweep")) {
-            opt.sizes = {256, 512, 1024, 2048, 3072, 4096, 6144, 8192};
-        } else if (!strcmp(a, "--kernels") && has_val) {
-            opt.kernels = split(argv[++i]);
-        } else if (!strcmp(a, "--reps") && has_val) {
-            opt.reps = atoi(argv[++i]);
-        } else if (!strcmp(a, "--rounds") && has_val) {
-            opt.rounds = atoi(argv[++i]);
-        } else if (!strcmp(a, "--budget") && has_val) {
-            opt.budget = atof(argv[++i]);
-        } else if (!strcmp(a, "--device") && has_val) {
-            opt.device = atoi(argv[++i]);
-        } else if (!strcmp(a, "--out") && has_val) {
-            opt.out = argv[++i];
-        } else if (!strcmp(a, "--no-cublas")) {
-            opt.cublas = false;
-        } else if (!strcmp(a, "--triton")) {
-            opt.triton = true;
-        } else if (!strcmp(a, "--triton-csv") && has_val) {
-            opt.triton_csv = argv[++i];
-        } else if (!strcmp(a, "--no-plot")) {
-            opt.plot = false;
-        } else {
-            fprintf(stderr, "gemmkit ladder: unknown or incomplete option '%s'\n", a);
-            usage(stderr);
-            return 2;
-        }
-    }
-    if (opt.reps < 3 || opt.budget <= 0 || opt.rounds < 1) {
-        fprintf(stderr, "gemmkit ladder: --reps must be >= 3, --budget > 0, --rounds >= 1\n");
-        return 2;
-    }
+extern "C" void bench_ladder_defaults(bench_ladder_opts *o, const char *out) {
+    *o = bench_ladder_opts{};
+    o->nsizes = 2, o->sizes[0] = 4096, o->sizes[1] = 8192;
+    o->reps = 30, o->rounds = 3, o->budget = 1.5;
+    o->out = out;
+    o->cublas = 1, o->plot = 1;
+}
 
+extern "C" int bench_ladder_run(const bench_ladder_opts *o) {
+    const bench_ladder_opts &opt = *o;
+    const std::vector<std::string> kernels =
+        opt.kernels ? split(opt.kernels) : std::vector<std::string>();
+    const std::string out = opt.out;
     bench b;
     b.opt = opt;
     if (gk_cuda_create(&b.ctx, opt.device, nullptr) != GK_SUCCESS) {
@@ -509,8 +346,7 @@ extern "C" int gk_cmd_ladder(int argc, char **argv) {
     b.sm = b.prop.major * 10 + b.prop.minor;
     b.sms = b.prop.multiProcessorCount;
     b.l2 = b.prop.l2CacheSize;
-    b.flush_bytes = std::max((size_t)b.l2 * 2, (size_t)64 << 20);
-    if (cudaMalloc(&b.flush, b.flush_bytes) != cudaSuccess) {
+    if (gkh_l2_flush_init(&b.flush, b.l2) != cudaSuccess) {
         fprintf(stderr, "gemmkit ladder: cannot allocate the L2 flush buffer\n");
         gk_cuda_destroy(b.ctx);
         return 2;
@@ -528,30 +364,30 @@ extern "C" int gk_cmd_ladder(int argc, char **argv) {
     for (int id = 0; id < gk_cuda_kernel_count(); id++) {
         gk_cuda_kernel_info info;
         gk_cuda_kernel_info_get(id, &info);
-        if (selected(opt, info.name, id))
+        if (selected(kernels, info.name, id))
             vars.push_back({info.name, GEMMKIT, id, info.input_rounding, info.min_sm});
     }
     if (vars.size() == (size_t)(b.have_cublas ? 2 : 0)) {
         fprintf(stderr, "gemmkit ladder: --kernels matched no registry kernel\n");
         gk_cuda_destroy(b.ctx);
-        cudaFree(b.flush);
+        gkh_l2_flush_free(&b.flush);
         return 2;
     }
     fprintf(stderr, "gemmkit ladder: %s (sm_%d, %d SMs, L2 %d MiB), %zu variants\n", b.prop.name,
             b.sm, b.sms, b.l2 >> 20, vars.size());
-    for (size_t i = 0; i < opt.sizes.size() && !b.context_lost; i++)
+    for (int i = 0; i < opt.nsizes && !b.context_lost; i++)
         b.run_size(opt.sizes[i], vars);
-    cudaFree(b.flush);
+    gkh_l2_flush_free(&b.flush);
     gk_cuda_destroy(b.ctx);
 
-    if (!make_dirs(opt.out)) {
-        fprintf(stderr, "gemmkit ladder: cannot create %s: %s\n", opt.out.c_str(), strerror(errno));
+    if (gkh_mkdirs(out.c_str())) {
+        fprintf(stderr, "gemmkit ladder: cannot create %s: %s\n", out.c_str(), strerror(errno));
         return 2;
     }
     if (opt.triton) {
-        std::string sizes, csv = opt.out + "/triton_peer.csv";
-        for (int64_t n : opt.sizes)
-            sizes += (sizes.empty() ? "" : ",") + std::to_string(n);
+        std::string sizes, csv = out + "/triton_peer.csv";
+        for (int i = 0; i < opt.nsizes; i++)
+            sizes += (sizes.empty() ? "" : ",") + std::to_string(opt.sizes[i]);
         const char *py = getenv("GK_PYTHON") ? getenv("GK_PYTHON") : "python3";
         std::string cmd = std::string(py) + " bench/triton_peer.py --sizes " + sizes + " --csv '" +
                           csv + "' 1>&2";
@@ -559,7 +395,7 @@ extern "C" int gk_cmd_ladder(int argc, char **argv) {
         remove(csv.c_str());
         if (system(cmd.c_str()) != 0) fprintf(stderr, "gemmkit ladder: triton_peer.py failed\n");
         merge_triton(csv, b.results);
-    } else if (!opt.triton_csv.empty()) {
+    } else if (opt.triton_csv && *opt.triton_csv) {
         merge_triton(opt.triton_csv, b.results);
     }
 
@@ -571,11 +407,10 @@ extern "C" int gk_cmd_ladder(int argc, char **argv) {
     std::stable_sort(b.results.begin(), b.results.end(),
                      [](const result &x, const result &y) { return x.size < y.size; });
 
-    const std::string csv_path = opt.out + "/gpu_ladder.csv",
-                      json_path = opt.out + "/gpu_ladder.json";
+    const std::string csv_path = out + "/gpu_ladder.csv", json_path = out + "/gpu_ladder.json";
     FILE *csv = fopen(csv_path.c_str(), "w"), *js = fopen(json_path.c_str(), "w");
     if (!csv || !js) {
-        fprintf(stderr, "gemmkit ladder: cannot write under %s\n", opt.out.c_str());
+        fprintf(stderr, "gemmkit ladder: cannot write under %s\n", out.c_str());
         if (csv) fclose(csv);
         if (js) fclose(js);
         return 2;
@@ -596,7 +431,7 @@ extern "C" int gk_cmd_ladder(int argc, char **argv) {
         "%d, \"budget_s\": %g, \"statistic\": \"median\", \"l2_flush_bytes\": %zu},\n"
         "  \"results\": [",
         json_str(gk_version()).c_str(), json_str(stamp).c_str(), json_str(b.prop.name).c_str(),
-        b.sm, b.sms, b.l2, runtime, driver, opt.reps, opt.budget, b.flush_bytes);
+        b.sm, b.sms, b.l2, runtime, driver, opt.reps, opt.budget, b.flush.bytes);
     bool failed = false;
     for (size_t i = 0; i < b.results.size(); i++) {
         const result &r = b.results[i];
@@ -628,8 +463,8 @@ extern "C" int gk_cmd_ladder(int argc, char **argv) {
         struct stat st;
         if (stat("bench/plot_gpu.py", &st) == 0) {
             const char *py = getenv("GK_PYTHON") ? getenv("GK_PYTHON") : "python3";
-            std::string cmd = std::string(py) + " bench/plot_gpu.py '" + csv_path + "' --out '" +
-                              opt.out + "' 1>&2";
+            std::string cmd =
+                std::string(py) + " bench/plot_gpu.py '" + csv_path + "' --out '" + out + "' 1>&2";
             if (system(cmd.c_str()) != 0) fprintf(stderr, "gemmkit ladder: plotting failed\n");
         } else {
             fprintf(stderr, "gemmkit ladder: bench/plot_gpu.py not found (run from the source "

@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../tools/timing.h"
 #include "gemmkit.h"
+#include "harness/harness.h"
 
 enum { ROUNDS = 21, MAX_SHAPES = 64 };
 
@@ -76,7 +76,7 @@ typedef struct {
 /* ns per call over `reps` back-to-back calls */
 static double time_calls(const lib *l, const call *x, const float *a, const float *b, float *c,
                          long reps) {
-    const double t0 = gk_now_s();
+    const double t0 = gkh_now();
     if (l->gk)
         for (long i = 0; i < reps; i++)
             l->gk(x->layout, x->ta, x->tb, x->m, x->n, x->k, 1.0f, a, x->lda, b, x->ldb, 0.0f, c,
@@ -85,7 +85,7 @@ static double time_calls(const lib *l, const call *x, const float *a, const floa
         for (long i = 0; i < reps; i++)
             l->cblas(x->layout, x->ta, x->tb, (int)x->m, (int)x->n, (int)x->k, 1.0f, a, (int)x->lda,
                      b, (int)x->ldb, 0.0f, c, (int)x->ldc);
-    return (gk_now_s() - t0) / (double)reps * 1e9;
+    return (gkh_now() - t0) / (double)reps * 1e9;
 }
 
 /* "MxNxK" with an optional ":[r]XY" (row-major; op(A), op(B) each N or T); 0 if malformed */
@@ -160,7 +160,7 @@ static int run_shape(const lib f[2], const char *shape) {
             const int i = r % 2 ? 1 - q : q;
             t[i][r] = time_calls(&f[i], &x, a, b, c, reps);
         }
-    const double ma = gk_median(t[0], ROUNDS), mb = gk_median(t[1], ROUNDS);
+    const double ma = gkh_median(t[0], ROUNDS), mb = gkh_median(t[1], ROUNDS);
     printf("%-16s %10.1f %10.1f %10.1f %10.1f %8.3f\n", shape, ma, t[0][0], mb, t[1][0], mb / ma);
     free(a), free(b), free(c), free(c1);
     return 0;

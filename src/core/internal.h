@@ -36,9 +36,9 @@ GK_HIDDEN void gk_clear_error_now(void);
 /* Set, once and for good, by the first failure on any thread. Until then no thread holds a
  * message, so a call skips the clear: the message is a thread-local variable in a library that
  * may be dlopen'ed, reached through a TLS descriptor call, and clearing it unconditionally was a
- * tenth of a 1^3 call (perf, Zen 3). A thread's own failure sets the flag before its next call
- * reads it (program order), so no thread ever keeps a stale message. (C++, the CUDA host code,
- * takes the out-of-line clear.) */
+ * visible part of a 1^3 call (docs/cpu.md, "Per-call overhead"). A thread's own failure sets the
+ * flag before its next call reads it (program order), so no thread ever keeps a stale message.
+ * (C++, the CUDA host code, takes the out-of-line clear.) */
 GK_HIDDEN extern atomic_int gk_error_seen;
 static inline void gk_clear_error(void) {
     if (atomic_load_explicit(&gk_error_seen, memory_order_relaxed)) gk_clear_error_now();
@@ -102,9 +102,9 @@ GK_HIDDEN gk_status gk_check_gemm_slow(const char *who, gk_layout layout, gk_tra
  * Inline, so that a plainly valid call (known enums, every size and leading dimension in
  * [0, 2^30), each leading dimension at least the extent it must cover, no NULL pointer) costs a
  * few branch-free tests in the caller: a call through the full checks, with their 15 arguments
- * partly on the stack, was a fifth of a 4x4x4 call. The test is stricter than the ordered checks,
- * never looser (below 2^30 no span can overflow: (2^30)^2 floats is 2^62 bytes); whatever it
- * rejects goes to gk_check_gemm_slow, which may still accept it (huge sizes, a NULL operand that
+ * partly on the stack, was a visible part of a 4x4x4 call. The test is stricter than the ordered
+ * checks, never looser (below 2^30 no span can overflow: (2^30)^2 floats is 2^62 bytes); whatever
+ * it rejects goes to gk_check_gemm_slow, which may still accept it (huge sizes, a NULL operand that
  * is never read) or name the culprit. */
 static inline gk_status gk_check_gemm(const char *who, gk_layout layout, gk_trans transa,
                                       gk_trans transb, int64_t m, int64_t n, int64_t k, float alpha,

@@ -1,13 +1,12 @@
 /*
- * sgemm.c — the CPU entry points: gk_sgemm, thread count, kernel-family selection and
- * gk_cpu_get_info.
+ * sgemm.c — the CPU entry points: gk_sgemm, thread count, kernel-family selection,
+ * gk_cpu_get_info and the kernel registry listing (gk_cpu_kernel_count / gk_cpu_kernel_info_get).
  *
  * Process-wide settings: the environment (GEMMKIT_ARCH, GEMMKIT_NUM_THREADS, OMP_NUM_THREADS,
  * GEMMKIT_MC/KC/NC, GEMMKIT_VERBOSE) is read once under pthread_once; the API overrides
  * (gk_set_arch, gk_set_num_threads) are atomics that each call reads once at entry, so a call
  * never sees a half-applied change and concurrent calls need no lock.
  */
-#include <omp.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 #include <string.h>
 
 #include "core/internal.h"
+#include "core/parallel.h"
 #include "cpu/config/cpu.h"
 #include "cpu/frame/frame.h"
 #include "cpu/kernels/ukernel.h"
@@ -24,6 +24,7 @@ static struct {
     int kernel;         /* registry index chosen by cpuid or GEMMKIT_ARCH */
     const char *reason; /* "cpuid" or "GEMMKIT_ARCH" */
     int threads;        /* default thread count */
+    int verbose;        /* GEMMKIT_VERBOSE: log each call's plan on stderr */
     gk_blocking blk[GK_UKR_MAX_KERNELS];
 } defaults;
 static pthread_once_t defaults_once = PTHREAD_ONCE_INIT;
@@ -77,7 +78,7 @@ static void init_defaults(void) {
 
     defaults.threads = env_threads("GEMMKIT_NUM_THREADS");
     if (!defaults.threads) defaults.threads = env_threads("OMP_NUM_THREADS");
-    if (!defaults.threads) defaults.threads = omp_get_num_procs();
+    if (!defaults.threads) defaults.threads = gk_parallel_cpus();
     if (defaults.threads < 1) defaults.threads = 1;
 
     for (int i = 0; i < gk_ukr_count; i++)
@@ -94,6 +95,7 @@ static void init_defaults(void) {
                 defaults.reason, u->mr, u->nr, (long long)b->mc, (long long)b->kc, (long long)b->nc,
                 defaults.threads);
     }
+    defaults.verbose = verbose;
     atomic_store_explicit(&defaults_ready, 1, memory_order_release);
 }
 
@@ -175,6 +177,29 @@ gk_status gk_cpu_get_info(gk_cpu_info *info) {
     return GK_SUCCESS;
 }
 
+int gk_cpu_kernel_count(void) {
+    return gk_ukr_count;
+}
+
+gk_status gk_cpu_kernel_info_get(int kernel_id, gk_cpu_kernel_info *info) {
+    gk_clear_error();
+    if (kernel_id < 0 || kernel_id >= gk_ukr_count)
+        return gk_fail(GK_ERR_INVALID_VALUE,
+                       "gk_cpu_kernel_info_get: kernel_id=%d is outside [0, %d)", kernel_id,
+                       gk_ukr_count);
+    if (!info) return gk_fail(GK_ERR_NULL_POINTER, "gk_cpu_kernel_info_get: info is NULL");
+    const gk_ukr_desc *u = &gk_ukr_table[kernel_id];
+    memset(info, 0, sizeof *info);
+    info->id = kernel_id;
+    info->name = u->name;
+    info->arch = u->arch;
+    info->mr = u->mr;
+    info->nr = u->nr;
+    info->usable = u->usable();
+    info->selected = kernel_id == current_kernel(NULL);
+    return GK_SUCCESS;
+}
+
 gk_status gk_sgemm(gk_layout layout, gk_trans transa, gk_trans transb, int64_t m, int64_t n,
                    int64_t k, float alpha, const float *a, int64_t lda, const float *b, int64_t ldb,
                    float beta, float *c, int64_t ldc) {
@@ -183,17 +208,23 @@ gk_status gk_sgemm(gk_layout layout, gk_trans transa, gk_trans transb, int64_t m
     gk_status s = gk_check_gemm("gk_sgemm", layout, transa, transb, m, n, k, alpha, a, lda, b, ldb,
                                 beta, c, ldc, &g);
     if (s != GK_SUCCESS) return s;
-    if (g.m == 0 || g.n == 0) return GK_SUCCESS;
-    if (gk_gemm_is_scale_only(&g)) {
-        gk_frame_scale(&g);
-        return GK_SUCCESS;
-    }
     const int idx = current_kernel(NULL);
     const gk_ukr_desc *u = &gk_ukr_table[idx];
-    const int threads = gk_get_num_threads();
-    if (gk_small_wanted(&g)) {
-        gk_small_run(&g, u->small, threads);
-        return GK_SUCCESS;
+    gk_packed_plan pk;
+    const gk_plan p = gk_plan_call(&g, u, &defaults.blk[idx], gk_get_num_threads(), &pk);
+    if (__builtin_expect(defaults.verbose, 0))
+        gk_plan_log("gk_sgemm", layout, transa, transb, m, n, k, p, &pk);
+    switch (p.path) {
+    case GK_PATH_NONE:
+        break;
+    case GK_PATH_SCALE:
+        gk_frame_scale(&g);
+        break;
+    case GK_PATH_SMALL:
+        gk_small_run(&g, u->small, p.form, p.threads);
+        break;
+    case GK_PATH_PACKED:
+        return gk_frame_gemm(&g, u, &pk, p.threads);
     }
-    return gk_frame_gemm(&g, u, defaults.blk[idx], threads);
+    return GK_SUCCESS;
 }

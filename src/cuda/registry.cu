@@ -1,6 +1,8 @@
 /*
- * registry.cu — the ladder, in order. Adding a kernel means one launcher file in ladder/ and one
- * line here; the CLI, tests, benchmark and docs pick it up from this table.
+ * registry.cu — the kernels, in ladder order. Adding a ladder step means one launcher file in
+ * ladder/ and one line here; a production kernel lives in gemm/ and is listed under the step
+ * (file in ladder/) that introduces it, as step 15 does for the stream-K launcher. The CLI, tests,
+ * benchmark and docs pick the list up from this table.
  */
 #include "cuda/registry.h"
 

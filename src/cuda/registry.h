@@ -6,7 +6,8 @@
 #ifndef GK_CUDA_REGISTRY_H
 #define GK_CUDA_REGISTRY_H
 
-#include "cuda/ladder/ladder.cuh"
+#include "cuda/gemm/kernel.cuh"
+#include "cuda/ladder/ladder.h"
 
 struct gk_kernel_entry {
     const char *name;      /* file stem in src/cuda/ladder/ */

@@ -1,69 +1,13 @@
 /*
- * ref.c — the float64 reference and comparison used by all GEMM tests (see ref.h for the rule).
+ * ref.c — t_gemm_data (ref.h): a checked problem with guard zones and NaN sentinels, its data and
+ * float64 reference from the harness (harness/harness.h).
  */
 #include "ref.h"
 
-#include "../../tools/refcheck.h"
-
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-void t_fill_random(float *x, int64_t count, t_rng *r) {
-    for (int64_t i = 0; i < count; i++)
-        x[i] = t_rng_float(r);
-}
-
-/* The element reference is the CLI's (tools/refcheck.c), so tests and `gemmkit run` apply the
- * same float64 sum and the same scale. */
-void t_ref_sgemm(gk_layout layout, gk_trans ta, gk_trans tb, int64_t m, int64_t n, int64_t k,
-                 float alpha, const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
-                 const float *c0, int64_t ldc, double *r, double *s) {
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < m; i++)
-            rc_ref_element(layout, ta != GK_NO_TRANS, tb != GK_NO_TRANS, i, j, k, alpha, a, lda, b,
-                           ldb, beta, c0, ldc, &r[i + j * m], &s[i + j * m]);
-}
-
-int64_t t_compare(gk_layout layout, int64_t m, int64_t n, const float *c, int64_t ldc,
-                  const double *r, const double *s, int64_t k, double u_in, char *msg,
-                  size_t msg_len) {
-    int64_t bad = 0;
-    double worst = -1.0;
-    const double unit = (double)(k + 2) * FLT_EPSILON + 2.0 * u_in;
-    if (msg_len) msg[0] = '\0';
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < m; i++) {
-            double got = layout == GK_COL_MAJOR ? c[i + j * ldc] : c[i * ldc + j];
-            double want = r[i + j * m];
-            double err = fabs(got - want);
-            double bound = unit * s[i + j * m] + FLT_MIN;
-            if (!(err <= bound)) { /* also catches NaN */
-                bad++;
-                double ratio = isnan(err) ? INFINITY : err / bound;
-                if (ratio > worst) {
-                    worst = ratio;
-                    if (msg_len)
-                        snprintf(
-                            msg, msg_len,
-                            "%lld bad; worst C(%lld,%lld)=%.9g want %.9g (err %.3g > bound %.3g)",
-                            (long long)bad, (long long)i, (long long)j, got, want, err, bound);
-                }
-            }
-        }
-    if (bad && msg_len) {
-        /* refresh the count in the message */
-        char tail[400];
-        const char *p = msg;
-        while (*p && *p != ';')
-            p++;
-        snprintf(tail, sizeof tail, "%s", p);
-        snprintf(msg, msg_len, "%lld bad%s", (long long)bad, tail);
-    }
-    return bad;
-}
 
 /* Guard elements before and after C's span: out-of-range writes land here and are detected. */
 enum { T_GUARD = 64 };
@@ -84,17 +28,11 @@ int64_t t_min_ld(gk_layout layout, gk_trans t, int64_t op_rows, int64_t op_cols)
     return need > 1 ? need : 1;
 }
 
-/* Elements spanned by a stored rows x cols matrix, and whether buffer index idx is one of its
- * elements rather than a gap: "inner" is the contiguous extent (rows in column-major). */
-static int64_t span(gk_layout layout, int64_t rows, int64_t cols, int64_t ld) {
-    if (rows == 0 || cols == 0) return 0;
-    int64_t inner = layout == GK_COL_MAJOR ? rows : cols,
-            outer = layout == GK_COL_MAJOR ? cols : rows;
-    return (outer - 1) * ld + inner;
-}
+/* Whether buffer index idx of a stored rows x cols matrix is one of its elements rather than a
+ * gap: "inner" is the contiguous extent (rows in column-major). */
 static int in_matrix(gk_layout layout, int64_t rows, int64_t cols, int64_t ld, int64_t idx) {
     int64_t inner = layout == GK_COL_MAJOR ? rows : cols;
-    return idx >= 0 && idx < span(layout, rows, cols, ld) && idx % ld < inner;
+    return idx >= 0 && idx < gkh_extent(layout, rows, cols, ld) && idx % ld < inner;
 }
 
 static const char *trans_str(gk_trans t) {
@@ -114,7 +52,7 @@ static float *operand(gk_layout layout, gk_trans t, int64_t op_rows, int64_t op_
                       int64_t *len, t_rng *rng) {
     int64_t rows = t == GK_NO_TRANS ? op_rows : op_cols;
     int64_t cols = t == GK_NO_TRANS ? op_cols : op_rows;
-    int64_t n = span(layout, rows, cols, ld);
+    int64_t n = gkh_extent(layout, rows, cols, ld);
     *len = n > 0 ? n : 1;
     float *x = malloc((size_t)*len * sizeof *x);
     if (!x) return NULL;
@@ -128,7 +66,7 @@ int t_gemm_data_init(t_gemm_data *d, const t_gemm_case *cs, t_rng *rng) {
     d->cs = *cs;
     d->a = operand(cs->layout, cs->ta, cs->m, cs->k, cs->lda, &d->a_len, rng);
     d->b = operand(cs->layout, cs->tb, cs->k, cs->n, cs->ldb, &d->b_len, rng);
-    d->c_len = span(cs->layout, cs->m, cs->n, cs->ldc) + 2 * T_GUARD;
+    d->c_len = gkh_extent(cs->layout, cs->m, cs->n, cs->ldc) + 2 * T_GUARD;
     d->c_buf = malloc((size_t)d->c_len * sizeof(float));
     d->c0_buf = malloc((size_t)d->c_len * sizeof(float));
     d->a_copy = malloc((size_t)d->a_len * sizeof(float));

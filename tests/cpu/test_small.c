@@ -6,7 +6,7 @@
  * all four transpositions, padded leading dimensions whose gaps hold NaN, alpha and beta mixed
  * with NaN-filled C for beta = 0, and GEMV-like shapes (the vector form). C sits between
  * sentinels that must survive, A and B span exactly their allocations (t_gemm_data).
- * Also the size rule's promise to the tiles: a transposed A it sends there fits their stack copy.
+ * Also the planner's promise to the tiles: a transposed A it sends there fits their stack copy.
  */
 #include <stdio.h>
 
@@ -18,8 +18,9 @@
 
 static const gk_ukr_desc *cur;
 
-/* One case through the current family's small path (called directly, not through the size
- * rule; on `threads` threads through gk_small_run when above 1), against float64 with sentinels
+/* One case through the current family's small path (called directly in the planner's form, not
+ * through its size rule; on `threads` threads through gk_small_run when above 1, sliced as the
+ * planner would, with at most `threads`), against float64 with sentinels
  * around C. The leading dimensions get a random pad of 0-3 (C's none when pad_c is 0), alpha and
  * beta are drawn (NaN-filled C when beta = 0). Returns 0 on a failure (reported); *form (if
  * given) says which form ran: FORM_TILE, FORM_VECTOR or FORM_SWAPPED. */
@@ -45,17 +46,17 @@ static int run_case(t_gemm_case *cs, t_rng *rng, int *form, int threads, int pad
     char desc[256], why[512];
     t_case_str(cs, desc, sizeof desc);
     int bad = st != GK_SUCCESS;
-    if (!bad && threads > 1) {
-        gk_small_run(&g, cur->small, threads);
-        bad = t_gemm_data_verify(&d, 0.0, why, sizeof why);
-    } else if (!bad) {
-        cur->small(&g);
+    /* the planner's form; a shape it would send to the packed path runs on the tiles */
+    gk_small_form sf = GK_SMALL_TILES;
+    if (!bad && gk_plan_form(&g, &sf) != GK_PATH_SMALL) sf = GK_SMALL_TILES;
+    if (!bad) {
+        gk_small_run(&g, cur->small, sf, threads > 1 ? gk_plan_small_threads(&g, threads) : 1);
         bad = t_gemm_data_verify(&d, 0.0, why, sizeof why);
     }
     static const char *const form_names[] = {"tile", "vector", "swapped"};
-    const int f = gk_small_swapped_form(&g)  ? FORM_SWAPPED
-                  : gk_small_vector_form(&g) ? FORM_VECTOR
-                                             : FORM_TILE;
+    const int f = sf == GK_SMALL_SWAPPED_DOTS || sf == GK_SMALL_SWAPPED_AXPYS ? FORM_SWAPPED
+                  : sf == GK_SMALL_TILES                                      ? FORM_TILE
+                                                                              : FORM_VECTOR;
     if (form) *form = f;
     T_CHECK(!bad, "%s %s (%s form): %s", cur->name, desc, form_names[f],
             st != GK_SUCCESS ? gk_last_error() : why);
@@ -147,8 +148,8 @@ static void swapped_form_shapes(void) {
     T_CHECK(swapped >= 100, "only %d cases took the swapped form", swapped);
 }
 
-/* Every call the rule sends to the tiles with transposed A fits the stack copy of op(A); and
- * the rule does send tiny calls of every transposition there. */
+/* Every call the planner sends to the tiles with transposed A fits the stack copy of op(A); and
+ * it does send tiny calls of every transposition there. */
 static void rule_fits_tile_buffer(void) {
     for (int64_t m = 1; m <= 200; m += 7)
         for (int64_t k = 1; k <= 3000; k = k * 3 + 1)
@@ -156,7 +157,10 @@ static void rule_fits_tile_buffer(void) {
                 for (int tr = 0; tr < 4; tr++) {
                     const gk_gemm_args g = {
                         .m = m, .n = n, .k = k, .transa = tr & 1, .transb = tr >> 1};
-                    if (!gk_small_wanted(&g) || gk_small_vector_form(&g) || !g.transa) continue;
+                    gk_small_form form;
+                    if (gk_plan_form(&g, &form) != GK_PATH_SMALL || form != GK_SMALL_TILES ||
+                        !g.transa)
+                        continue;
                     const int64_t rows =
                         (m + GK_SMALL_ROW_ALIGN - 1) / GK_SMALL_ROW_ALIGN * GK_SMALL_ROW_ALIGN;
                     T_REQUIRE(rows * k <= GK_SMALL_ABUF, "m=%lld k=%lld: %lld floats of copy",
@@ -164,7 +168,9 @@ static void rule_fits_tile_buffer(void) {
                 }
     for (int tr = 0; tr < 4; tr++) {
         const gk_gemm_args g = {.m = 8, .n = 8, .k = 8, .transa = tr & 1, .transb = tr >> 1};
-        T_CHECK(gk_small_wanted(&g) && !gk_small_vector_form(&g), "8x8x8 trans %d not tiled", tr);
+        gk_small_form form = GK_SMALL_AXPYS;
+        T_CHECK(gk_plan_form(&g, &form) == GK_PATH_SMALL && form == GK_SMALL_TILES,
+                "8x8x8 trans %d not tiled", tr);
     }
 }
 

@@ -244,7 +244,9 @@ static void frame_small_blocks(void) {
                 t_fill_random(c0, m * n, &rng);
                 memcpy(c, c0, sizeof(float) * (size_t)(m * n));
                 const gk_gemm_args g = {m, n, k, ta, tb, 1.5f, -0.5f, a, b, c, lda, ldb, m};
-                gk_status st = gk_frame_gemm(&g, cur, blk, threads);
+                gk_packed_plan pk;
+                const int t = gk_plan_packed(&g, cur, &blk, threads, &pk);
+                gk_status st = gk_frame_gemm(&g, cur, &pk, t);
                 t_ref_sgemm(GK_COL_MAJOR, ta ? GK_TRANS : GK_NO_TRANS, tb ? GK_TRANS : GK_NO_TRANS,
                             m, n, k, 1.5f, a, lda, b, ldb, -0.5f, c0, m, r, sc);
                 char msg[256];

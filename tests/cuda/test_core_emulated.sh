@@ -28,11 +28,11 @@ done
 # shellcheck disable=SC2054 # the commas belong to -fsanitize=
 san=(-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined)
 ok=1
-for c in src/core/args.c src/core/status.c tests/common/ref.c tools/refcheck.c; do
-    "$CC" "${san[@]}" -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -Itests/common -c "$c" \
-        -o "$work/$(basename "$c").o" >>"$work/build.log" 2>&1 || ok=0
+for c in src/core/args.c src/core/status.c tests/common/ref.c harness/ref.c; do
+    "$CC" "${san[@]}" -std=c11 -D_GNU_SOURCE -I. -Iinclude -Isrc -Itests/common -c "$c" \
+        -o "$work/$(basename "$(dirname "$c")")_$(basename "$c").o" >>"$work/build.log" 2>&1 || ok=0
 done
-[ $ok = 1 ] && "$CXX" "${san[@]}" -std=c++20 -Wno-unknown-pragmas -Itests/cuda/emu -Iinclude -Isrc \
+[ $ok = 1 ] && "$CXX" "${san[@]}" -std=c++20 -Wno-unknown-pragmas -Itests/cuda/emu -I. -Iinclude -Isrc \
     -Itests -Itests/common "$work"/*.cpp tests/cuda/emu/registry_emu.cpp "$work"/*.o \
     -o "$work/core_emu" >>"$work/build.log" 2>&1 || ok=0
 if [ $ok = 0 ]; then

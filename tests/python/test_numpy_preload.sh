@@ -2,7 +2,8 @@
 # test_numpy_preload.sh — gemmkit as a drop-in under an unmodified numpy: Debian's numpy calls
 # cblas_sgemm from libblas.so.3 (OpenBLAS or whichever BLAS the alternatives select); with
 # LD_PRELOAD=libgemmkit.so those calls must reach gemmkit and give float32 `@` results within the
-# K-scaled float64 bound (docs/testing.md), for plain, transposed, sliced and batched operands.
+# K-scaled float64 bound (docs/testing.md; harness/harness.py), for plain, transposed, sliced and
+# batched operands.
 # The dynamic linker's binding log and GEMMKIT_VERBOSE's line prove gemmkit served them.
 # Then the alternatives route of docs/blas.md without touching the system: a libblas.so.3 shim
 # from examples/make_blas_shim.sh, put first with LD_LIBRARY_PATH.
@@ -30,22 +31,20 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 GEMMKIT_VERBOSE=1 LD_DEBUG=bindings LD_DEBUG_OUTPUT="$tmp/ld" LD_PRELOAD="$gk_preload" \
-    "$py" - >"$tmp/out" 2>"$tmp/err" <<'PY'
+    "$py" - "$here/../../harness" >"$tmp/out" 2>"$tmp/err" <<'PY'
+import sys
+
 import numpy as np
 
+sys.path.insert(0, sys.argv[1])
+from harness import compare, reference
+
 rng = np.random.default_rng(7)
-eps = np.finfo(np.float32).eps
-tiny = np.finfo(np.float32).tiny
 
 def check(name, a, b):
     c = a @ b
-    a64, b64 = a.astype(np.float64), b.astype(np.float64)
-    ref = a64 @ b64
-    scale = np.abs(a64) @ np.abs(b64)
-    k = a.shape[-1]
-    bound = (k + 2) * eps * scale + tiny
-    err = np.abs(c.astype(np.float64) - ref)
-    bad = ~(err <= bound)
+    ref, scale = reference(a, b)
+    err, bound, bad = compare(c, ref, scale, a.shape[-1])
     if c.dtype != np.float32:
         print(f"FAIL {name}: result dtype {c.dtype}")
     elif bad.any():

@@ -9,7 +9,8 @@ import threading
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from pyharness import Skip, case, check_product, rand, run
+from cases import Skip, case, run
+from harness import check_product, rand
 
 import gemmkit
 from gemmkit import _cuda, _layout

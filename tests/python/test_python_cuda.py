@@ -12,7 +12,8 @@ import glob
 
 import numpy as np
 
-from pyharness import Skip, case, check_product, rand, run
+from cases import Skip, case, run
+from harness import check_product, rand
 
 import gemmkit
 

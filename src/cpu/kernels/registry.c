@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "cpu/config/cpu.h"
-#include "cpu/frame/frame.h"
 #include "cpu/kernels/kernels.h"
 
 static int always(void) {

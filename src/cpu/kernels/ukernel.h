@@ -55,17 +55,42 @@ typedef void (*gk_ukr_abcols_fn)(int64_t kc, const float *a, int64_t lda, const 
 
 struct gk_gemm_args;
 
+/* The unpacked small-matrix path (small_body.h, one build per ISA) runs a call without packing,
+ * in the form the planner (frame/plan.h) chose:
+ *   GK_SMALL_TILES          register tiles of up to two vectors by GK_VNB columns over all of k;
+ *   GK_SMALL_AXPYS          C scaled by beta, then axpys down the columns of plain A;
+ *   GK_SMALL_DOTS           C scaled by beta, then dot products with the rows of op(A) (A
+ *                           transposed);
+ *   GK_SMALL_SWAPPED_DOTS / GK_SMALL_SWAPPED_AXPYS   the same vector forms on
+ *                           C^T = op(B)^T op(A)^T, for C of at most two rows and plain A.
+ * Requires m, n, k >= 1 and alpha != 0. */
+typedef enum gk_small_form {
+    GK_SMALL_TILES,
+    GK_SMALL_AXPYS,
+    GK_SMALL_DOTS,
+    GK_SMALL_SWAPPED_DOTS,
+    GK_SMALL_SWAPPED_AXPYS
+} gk_small_form;
+
+typedef void (*gk_small_fn)(const struct gk_gemm_args *g, gk_small_form form);
+
+/* The register tiles copy a transposed A to the stack, packed in panels of GK_SMALL_ROW_ALIGN
+ * rows (the tallest tile: two AVX-512 vectors) into GK_SMALL_ABUF floats (32 KiB): the planner
+ * sends such calls to the tiles only when the copy fits. */
+#define GK_SMALL_ABUF 8192
+#define GK_SMALL_ROW_ALIGN 32
+
 typedef struct gk_ukr_desc {
     const char *name; /* "avx2_16x6" */
     const char *arch; /* kernel family: "generic", "avx2", "avx512" */
     int mr, nr;
     gk_ukr_fn fn;
-    int (*usable)(void); /* cpuid predicate: 1 when this CPU and OS can run it */
-    void (*small)(const struct gk_gemm_args *g); /* unpacked small path for the same ISA */
-    gk_ukr_bcols_fn bcols;                       /* B-columns variant, or NULL */
-    gk_ukr_acols_fn acols;                       /* A-columns variant, or NULL */
+    int (*usable)(void);     /* cpuid predicate: 1 when this CPU and OS can run it */
+    gk_small_fn small;       /* unpacked small path for the same ISA */
+    gk_ukr_bcols_fn bcols;   /* B-columns variant, or NULL */
+    gk_ukr_acols_fn acols;   /* A-columns variant, or NULL */
     gk_ukr_abcols_fn abcols; /* A-and-B-columns variant (NULL unless acols and bcols are set) */
-    /* block packing for the same ISA (frame/pack_body.h) */
+    /* block packing for the same ISA (pack_body.h) */
     void (*pack)(float *dst, int w, int64_t lanes, int64_t kb, const float *src, int64_t ls,
                  int64_t ps, int64_t npan);
 } gk_ukr_desc;

@@ -9,7 +9,8 @@
  * Columns of C are 16 floats (two vectors), so column-major C stores are contiguous.
  *
  * The whole kernel is one inline-assembly block: with intrinsics gcc 12 hoists broadcasts, runs
- * out of the 16 registers and spills inside the k loop (measured 76% of FMA peak). A full tile
+ * out of the 16 registers and spills inside the k loop, well below the FMA peak (docs/cpu.md,
+ * "Micro-kernels"). A full tile
  * with unit row stride is finished in the registers: alpha and beta are applied and the columns
  * stored straight to C. Its 12 cache lines (each 16-float column may straddle two) are
  * prefetched for writing before the k loop, so the C traffic of the tile overlaps the FMAs
@@ -162,8 +163,8 @@
  * with column stride lda_bytes (packed: 64), B packed at b or columns of stride ldb_bytes. Each
  * passes all operands, so the routines differ only in their assembly text. The base registers
  * of the k loop are pinned (a, b, b3 to rsi, rdi, rbx): with all operands in play gcc put A in
- * rbp, and rbp or r13 as a base costs a displacement byte in every load (full tiles at kc = 256
- * then timed 597-632 ns against 543-550 before, on Zen 3; level once pinned). */
+ * rbp, and rbp or r13 as a base costs a displacement byte in every load, which slowed full
+ * tiles measurably. */
 #define TILE_FN(name, STEP, COLS, H, ADVANCE4, ADVANCE1)                                           \
     static void name(int64_t kc, const float *a, int64_t lda_bytes, const float *b,                \
                      int64_t ldb_bytes, float *c, int64_t ldc_bytes, const float *ab,              \

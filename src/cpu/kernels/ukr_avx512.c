@@ -27,7 +27,7 @@
  * Intel's optimization manual (Skylake Server 512-bit FMA on p0+p1 fused and p5; Haswell
  * "Unlamination"), Peter Cordes's un-lamination measurements (Stack Overflow question 26046634),
  * and BLIS's skx 32x12 SGEMM kernel, which broadcasts to registers too. The embedded-broadcast
- * form itself was never timed (the development machine, Zen 3, has no AVX-512).
+ * form itself was not timed.
  *
  * The whole kernel is one inline-assembly block, as in ukr_avx2.c. The intrinsics version it
  * replaces was allocated by gcc 12 with 12 zmm register moves and 22 vfmadd132ps operand
@@ -37,9 +37,8 @@
  * beta != 0, stores straight to C), and its C lines are prefetched for writing before the k loop
  * whatever beta is (3 prefetchw per column, at floats 0, 16 and 31, which covers the column's 2
  * lines, or 3 when it is not 64-byte aligned), so the C traffic overlaps the FMAs. Edge tiles
- * and strided C are finished into a 1536-byte stack tile and merged. On the GPU machine's Xeon
- * (Emerald Rapids, 16 threads) this ran 1.02-1.15x the intrinsics kernel on ten shapes
- * (bench/results/xeon-2026-11-22/asm-kernel-ab/); its tests run there (tests/cpu).
+ * and strided C are finished into a 1536-byte stack tile and merged. On the Xeon it ran faster
+ * than the intrinsics kernel (docs/cpu.md, "Micro-kernels").
  *
  * The same assembly, with its B broadcasts addressed through a column stride, is the B-columns
  * variant (ukernel.h), which reads plain column-major B in place; with its A loads at a pointer

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #include "cuda/core/core.h"
-#include "cuda/ladder/ladder.cuh"
+#include "cuda/gemm/kernel.cuh"
 
 gk_status gk_cuda_status(const char *who, const char *call, cudaError_t err) {
     /* Reading the error resets the runtime's last error unless it is sticky (a kernel fault),
@@ -119,7 +119,8 @@ gk_status gk_cuda_workspace(gk_cuda_ctx *ctx, size_t bytes, const char *who) {
     if (err != cudaSuccess) return gk_cuda_status(who, "allocating the workspace", err);
     ctx->work = (float *)p;
     ctx->work_bytes = want;
-    /* Kernel scratch starts with counters that must be zero (ladder.cuh); kernels keep them so. */
+    /* Kernel scratch starts with counters that must be zero (gemm/kernel.cuh); kernels keep them
+     * so. */
     err = cudaMemsetAsync(p, 0, want < GK_SCRATCH_FLAG_BYTES ? want : GK_SCRATCH_FLAG_BYTES,
                           ctx->stream);
     if (err != cudaSuccess) return gk_cuda_status(who, "clearing the workspace", err);

@@ -1,7 +1,8 @@
 /*
  * core.h — internals of the CUDA backend shared by its files: the context, the error mapping
  * from cudaError_t to gk_status, the device guard, the workspace, and the helper kernels
- * (transpose into the workspace, C = beta * C) that the dispatcher launches around a ladder kernel.
+ * (transpose into the workspace, C = beta * C) that the dispatcher launches around a registry
+ * kernel.
  */
 #ifndef GK_CUDA_CORE_H
 #define GK_CUDA_CORE_H

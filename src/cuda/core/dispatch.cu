@@ -1,15 +1,15 @@
 /*
  * dispatch.cu — gk_cuda_sgemm and gk_cuda_sgemm_kernel: argument checks shared with the CPU path,
- * then the mapping of any public call onto the ladder contract (ladder.cuh: row-major,
- * non-transposed C = alpha A B + beta C).
+ * then the mapping of any public call onto the kernel contract (src/cuda/gemm/kernel.cuh:
+ * row-major, non-transposed C = alpha A B + beta C).
  *
  * After gk_check_gemm the problem is column-major: C (m x n, ldc) = alpha op(A) op(B) + beta C.
  * Column-major C is row-major C^T (n x m, same ldc), and C^T = op(B)^T op(A)^T, so the kernel's
  * A is op(B)^T (n x k) and its B is op(A)^T (k x m). A non-transposed column-major operand read
  * as row-major already is that transpose (no copy); a transposed one is copied into the
  * context's workspace by gk_cuda_transpose, with rows padded to 128 bytes so kernels can use
- * aligned vector loads on it. Kernels that declare scratch memory (step 15's stream-K slots) get
- * it from the front of the same workspace.
+ * aligned vector loads on it. Kernels that declare scratch memory (the stream-K slots of the
+ * production launcher, ladder step 15) get it from the front of the same workspace.
  *
  * Everything is asynchronous on the context's stream: the call returns after queueing the work,
  * and errors raised while the kernel runs surface at the caller's next synchronisation.
@@ -54,7 +54,7 @@ static gk_status run(gk_cuda_ctx *ctx, int kernel_id, const char *who, gk_layout
     p.alpha = g.alpha, p.beta = g.beta;
     p.c = g.c, p.ldc = g.ldc;
     p.a = p.b = nullptr, p.lda = p.ldb = 0;
-    /* Workspace layout: the kernel's scratch (ladder.cuh) first, then the transposed operands.
+    /* Workspace layout: the kernel's scratch (gemm/kernel.cuh) first, then the transposed operands.
      * The scratch's leading counters must stay zero between calls, so the transposes start past
      * them even when this kernel needs no scratch. */
     const size_t scratch = entry->scratch ? entry->scratch(p, ctx->sm, ctx->sm_count) : 0;

@@ -8,10 +8,11 @@
 #include "cuda/core/core.h"
 #include "cuda/registry.h"
 
-/* Step 15 runs step 11's measured-best tile configuration per problem size (3-4x faster than step
- * 13 at 256-1024 on H100, bench/results/h100-fast-kernels-2026-11-22.txt) and adds the stream-K
- * schedule where the last wave of tiles would leave SMs idle (from 4096 up on H100; docs/ladder.md,
- * step 15). Tensor-core kernels are never the default because they round the operands to TF32. */
+/* The production launcher (src/cuda/gemm/stream_k.cu, ladder step 15): the tile configuration
+ * measured best per problem size, which small problems need (one large tile shape leaves most SMs
+ * idle there), plus the stream-K schedule where the last wave of tiles would leave SMs idle
+ * (docs/ladder.md, steps 11 and 15). Tensor-core kernels are never the default because they round
+ * the operands to TF32. */
 static const char DEFAULT_KERNEL[] = "15_stream_k";
 
 static int is_fp32(const gk_kernel_entry *e) {
@@ -63,5 +64,6 @@ gk_status gk_cuda_kernel_info_get(int kernel_id, gk_cuda_kernel_info *info) {
     info->min_sm = e[kernel_id].min_sm;
     info->input_rounding = e[kernel_id].input_rounding;
     info->tensor_cores = e[kernel_id].tensor_cores;
+    info->is_default = kernel_id == gk_cuda_default_kernel();
     return GK_SUCCESS;
 }

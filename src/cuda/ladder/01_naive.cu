@@ -5,12 +5,10 @@
  * Deliberate flaw (fixed by step 2): threadIdx.x walks down a *column* of C, so the 32 threads of
  * a warp read 32 different rows of A (32 separate memory transactions per k) and store to 32
  * different rows of C; only the B load is a warp-wide broadcast.
- *
- * Measured on H100 80GB HBM3, 2026-11-22 (`gemmkit ladder`, bench/results/h100-2026-11-22/),
- * 0.50 TFLOPS at 4096 (1.0 % of cuBLAS FP32), 0.50 at 8192 (1.0 %).
  */
-#include "cuda/ladder/ladder.cuh"
-#include "cuda/ptx/common.cuh"
+#include "cuda/ladder/ladder.h"
+#include "cuda/gemm/epilogue.cuh"
+#include "cuda/gemm/util.cuh"
 
 namespace {
 

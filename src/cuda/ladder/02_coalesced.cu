@@ -5,12 +5,10 @@
  * What it adds over step 1: a warp now covers 32 consecutive columns, so its B loads and C stores
  * are single 128-byte coalesced transactions and its A load is one address broadcast to the warp.
  * Nothing else changes, which isolates the cost of uncoalesced access.
- *
- * Measured on H100 80GB HBM3, 2026-11-22 (`gemmkit ladder`, bench/results/h100-2026-11-22/),
- * 3.12 TFLOPS at 4096 (6.0 % of cuBLAS FP32), 2.93 at 8192 (5.6 %).
  */
-#include "cuda/ladder/ladder.cuh"
-#include "cuda/ptx/common.cuh"
+#include "cuda/ladder/ladder.h"
+#include "cuda/gemm/epilogue.cuh"
+#include "cuda/gemm/util.cuh"
 
 namespace {
 

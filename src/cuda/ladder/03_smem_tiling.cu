@@ -7,12 +7,10 @@
  * shared memory, so global traffic drops by the tile width. Reads of the A tile are broadcasts
  * (one row per warp) and reads of the B tile hit 32 distinct banks. Still one output per thread,
  * so each FMA costs two shared-memory loads: that is what step 4 attacks.
- *
- * Measured on H100 80GB HBM3, 2026-11-22 (`gemmkit ladder`, bench/results/h100-2026-11-22/),
- * 8.07 TFLOPS at 4096 (15.5 % of cuBLAS FP32), 8.14 at 8192 (15.5 %).
  */
-#include "cuda/ladder/ladder.cuh"
-#include "cuda/ptx/common.cuh"
+#include "cuda/ladder/ladder.h"
+#include "cuda/gemm/epilogue.cuh"
+#include "cuda/gemm/util.cuh"
 
 namespace {
 

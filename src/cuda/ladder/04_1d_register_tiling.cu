@@ -6,12 +6,10 @@
  * What it adds over step 3: in the inner loop one B value is held in a register and reused for 8
  * FMAs, so shared-memory loads per FMA drop from 2 to 9/8. Fewer, larger tiles per block also
  * halve the barriers per FMA. A reads remain warp broadcasts (a warp shares one row group).
- *
- * Measured on H100 80GB HBM3, 2026-11-22 (`gemmkit ladder`, bench/results/h100-2026-11-22/),
- * 15.32 TFLOPS at 4096 (29.5 % of cuBLAS FP32), 14.94 at 8192 (28.5 %).
  */
-#include "cuda/ladder/ladder.cuh"
-#include "cuda/ptx/common.cuh"
+#include "cuda/ladder/ladder.h"
+#include "cuda/gemm/epilogue.cuh"
+#include "cuda/gemm/util.cuh"
 
 namespace {
 

@@ -7,12 +7,10 @@
  * registers and issues 64 FMAs (1/4 load per FMA instead of 9/8), and the 128x128 block tile
  * halves global traffic per FMA again. Known leftovers, fixed in steps 6-7: scalar global and
  * shared accesses, and bank conflicts (the B fragment of a warp is strided by 8 floats).
- *
- * Measured on H100 80GB HBM3, 2026-11-22 (`gemmkit ladder`, bench/results/h100-2026-11-22/),
- * 29.45 TFLOPS at 4096 (56.6 % of cuBLAS FP32), 29.96 at 8192 (57.2 %).
  */
-#include "cuda/ladder/ladder.cuh"
-#include "cuda/ptx/common.cuh"
+#include "cuda/ladder/ladder.h"
+#include "cuda/gemm/epilogue.cuh"
+#include "cuda/gemm/util.cuh"
 
 namespace {
 

@@ -11,12 +11,11 @@
  * kernel uses scalar accesses. Known leftovers, fixed in step 7: the transposed stores of A
  * conflict 2-way, and so do the B fragment reads (a thread's 8 columns are 32 bytes apart from
  * its neighbour's, so a quarter-warp spans 256 bytes).
- *
- * Measured on H100 80GB HBM3, 2026-11-22 (`gemmkit ladder`, bench/results/h100-2026-11-22/),
- * 34.19 TFLOPS at 4096 (65.7 % of cuBLAS FP32), 34.48 at 8192 (65.8 %).
  */
-#include "cuda/ladder/ladder.cuh"
-#include "cuda/ptx/common.cuh"
+#include "cuda/ladder/ladder.h"
+#include "cuda/gemm/copy.cuh"
+#include "cuda/gemm/epilogue.cuh"
+#include "cuda/gemm/util.cuh"
 
 namespace {
 

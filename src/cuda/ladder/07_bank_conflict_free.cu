@@ -11,12 +11,11 @@
  *     contiguous 128-byte line) instead of float4s 32 bytes apart (2-way conflict). The same split
  *     makes a warp's C stores 256-byte contiguous runs.
  * The pad keeps every row 16-byte aligned (132 * 4 bytes = 33 * 16), so LDS.128 still applies.
- *
- * Measured on H100 80GB HBM3, 2026-11-22 (`gemmkit ladder`, bench/results/h100-2026-11-22/),
- * 39.56 TFLOPS at 4096 (76.1 % of cuBLAS FP32), 39.09 at 8192 (74.6 %).
  */
-#include "cuda/ladder/ladder.cuh"
-#include "cuda/ptx/common.cuh"
+#include "cuda/ladder/ladder.h"
+#include "cuda/gemm/copy.cuh"
+#include "cuda/gemm/epilogue.cuh"
+#include "cuda/gemm/util.cuh"
 
 namespace {
 

@@ -10,12 +10,11 @@
  * of the B tile, and the 4 lanes along M read 4 float4 of the A tile that the other lanes share by
  * broadcast. A warp's C stores become full 128-byte lines. Tile loads, the padded transposed A
  * tile and the VEC/scalar paths are unchanged from step 7.
- *
- * Measured on H100 80GB HBM3, 2026-11-22 (`gemmkit ladder`, bench/results/h100-2026-11-22/),
- * 40.09 TFLOPS at 4096 (77.1 % of cuBLAS FP32), 39.35 at 8192 (75.1 %).
  */
-#include "cuda/ladder/ladder.cuh"
-#include "cuda/ptx/common.cuh"
+#include "cuda/ladder/ladder.h"
+#include "cuda/gemm/copy.cuh"
+#include "cuda/gemm/epilogue.cuh"
+#include "cuda/gemm/util.cuh"
 
 namespace {
 

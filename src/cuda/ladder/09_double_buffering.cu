@@ -8,12 +8,11 @@
  * registers; after its math it writes them to the other buffer. A buffer is rewritten only after
  * the barrier that ends the math reading it, so one __syncthreads per K step suffices (step 8
  * needs two, and its global-load latency is exposed before every tile's math).
- *
- * Measured on H100 80GB HBM3, 2026-11-22 (`gemmkit ladder`, bench/results/h100-2026-11-22/),
- * 40.97 TFLOPS at 4096 (78.8 % of cuBLAS FP32), 41.64 at 8192 (79.5 %).
  */
-#include "cuda/ladder/ladder.cuh"
-#include "cuda/ptx/common.cuh"
+#include "cuda/ladder/ladder.h"
+#include "cuda/gemm/copy.cuh"
+#include "cuda/gemm/epilogue.cuh"
+#include "cuda/gemm/util.cuh"
 
 namespace {
 

@@ -11,16 +11,15 @@
  *   - C goes through shared memory: each warp stages 16x32 pieces of its tile and writes them back
  *     as whole 128-byte row segments with 128-bit stores (scalar at ragged edges).
  * Over steps 10/11 this shows the register-staged alternative to cp.async with the index math,
- * predication and buffer switching spelled out. 256 threads, 8x8 outputs per thread.
- * Measured on H100 80GB HBM3 (1980 MHz), 2026-11-22, M=N=K, L2 flushed, median, against cuBLAS
- * SGEMM (FP32) in the same run: 43.9 TFLOPS = 0.890x at 4096, 42.9 TFLOPS = 0.858x at 8192
- * (bench/results/h100-fast-kernels-2026-11-22.txt). ptxas sm_90a: 128 registers; the aligned-B
- * variant has no spills, the scalar-B fallback spills 4 bytes (20 on sm_80).
- * Project harness on the final tree (`gemmkit ladder`, 2026-11-22 09:43 UTC,
- * bench/results/h100-2026-11-22/): 44.18 TFLOPS at 4096 (85.0 % of cuBLAS FP32), 44.24 at 8192
- * (84.5 %).
+ * predication and buffer switching spelled out. 256 threads, 8x8 outputs per thread. It shares
+ * only the tile order (gk_gemm::tile_origin) and the guarded C stores (gk_gemm::store_c4) with
+ * the production kernels.
  */
-#include "cuda/ladder/10_cp_async_pipeline.cuh"
+#include "cuda/ladder/ladder.h"
+#include "cuda/gemm/epilogue.cuh"
+#include "cuda/gemm/tile.cuh"
+#include "cuda/gemm/util.cuh"
+#include "cuda/ptx/ptx.cuh"
 
 namespace gk_l12 {
 
@@ -72,7 +71,7 @@ __global__ void __launch_bounds__(THREADS, 2)
     __shared__ __align__(16) unsigned char smem[SMEM];
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     int64_t m0, n0;
-    gk_pipe::tile_origin(p, BM, BN, 1, blockIdx.x, &m0, &n0);
+    gk_gemm::tile_origin(p, BM, BN, 1, blockIdx.x, &m0, &n0);
 
     /* Copy roles: A rows ar..ar+3 at column ak; B row bk, columns bc..bc+3. */
     const int ak = tid % BK, ar = (tid / BK) * 4;
@@ -163,7 +162,7 @@ __global__ void __launch_bounds__(THREADS, 2)
                 const int r = lane / 8 + 4 * q, c = (lane % 8) * 4;
                 const float4 v = gk_ptx::ld_shared_v4(stage + (uint32_t)(r * 32 + c) * 4u);
                 const int64_t row = m0 + wm + 16 * i + r, col = n0 + wn + 32 * j + c;
-                if (row < p.m && col < p.n) gk_pipe::store_c4(p, row, col, v, vec_c);
+                if (row < p.m && col < p.n) gk_gemm::store_c4(p, row, col, v, vec_c);
             }
             __syncwarp();
         }

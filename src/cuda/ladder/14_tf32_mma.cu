@@ -2,21 +2,22 @@
  * 14_tf32_mma.cu — ladder step 14, the first tensor-core kernel: mma.sync.m16n8k8 with TF32
  * operands (each FP32 input rounded to nearest with cvt.rna.tf32.f32, 10 mantissa bits) and FP32
  * accumulation. The products are therefore not FP32-exact: the registry declares input_rounding
- * 2^-11 and the tests widen their bound accordingly. Everything around the MMA reuses step 10's
- * machinery: a 3-stage cp.async pipeline (16-byte copies when the operand allows, 4-byte copies
- * otherwise, zero fill outside the matrix) and the guarded alpha/beta epilogue.
+ * 2^-11 and the tests widen their bound accordingly.
+ * Everything around the MMA reuses the production pieces of src/cuda/gemm/: a 3-stage cp.async
+ * pipeline fed by gk_gemm::load_tile (16-byte copies when the operand allows, 4-byte copies
+ * otherwise, zero fill outside the matrix), the tile order and the guarded alpha/beta stores.
  * Tiles: 128x128x16 per block, 8 warps as 2 (m) x 4 (n), warp tile 64x32 = 4x4 MMA tiles. Shared
  * rows are padded (A: 16+4 floats, B: 128+8 floats) so the fragment reads of a warp, 8 groups of 4
  * lanes, hit 32 distinct banks.
- * Measured on H100 80GB HBM3 (1980 MHz), 2026-11-22, M=N=K, L2 flushed, median: 79.5 TFLOPS at
- * 4096 and 80.8 at 8192 = 1.61x cuBLAS SGEMM in FP32 but only 0.25x / 0.21x of cuBLAS with TF32
- * tensor-op math (317 / 384 TFLOPS in that run): a first mma.sync kernel, far from wgmma-based
- * cuBLAS (bench/results/h100-fast-kernels-2026-11-22.txt).
- * Project harness on the final tree (`gemmkit ladder`, 2026-11-22 09:43 UTC,
- * bench/results/h100-2026-11-22/): 104.97 TFLOPS at 4096 (201.9 % of cuBLAS FP32), 108.73 at 8192
- * (207.6 %).
+ * It runs well ahead of the FP32 steps but far behind cuBLAS's own TF32 path, which uses Hopper's
+ * wgmma (docs/ladder.md, step 14): a first mma.sync kernel, the starting point for tensor cores.
  */
-#include "cuda/ladder/10_cp_async_pipeline.cuh"
+#include "cuda/ladder/ladder.h"
+#include "cuda/gemm/copy_async.cuh"
+#include "cuda/gemm/epilogue.cuh"
+#include "cuda/gemm/tile.cuh"
+#include "cuda/gemm/util.cuh"
+#include "cuda/ptx/ptx.cuh"
 
 namespace gk_l14 {
 
@@ -31,14 +32,14 @@ __global__ void __launch_bounds__(THREADS, 1) sgemm_tf32_mma(const gk_rm_problem
     extern __shared__ __align__(16) float smem[];
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     int64_t m0, n0;
-    gk_pipe::tile_origin(p, BM, BN, 8, blockIdx.x, &m0, &n0);
+    gk_gemm::tile_origin(p, BM, BN, 8, blockIdx.x, &m0, &n0);
     const uint32_t sa = gk_ptx::smem_addr(smem), sb = sa + STAGES * A_STAGE * 4;
 
     const int64_t ktiles = gk_ceil_div(p.k, BK);
     auto load_stage = [&](int64_t kt, int stage) {
-        gk_pipe::load_tile<BM, BK, A_LD, THREADS, VEC_A>(sa + stage * A_STAGE * 4, p.a, p.lda, m0,
+        gk_gemm::load_tile<BM, BK, A_LD, THREADS, VEC_A>(sa + stage * A_STAGE * 4, p.a, p.lda, m0,
                                                          kt * BK, p.m, p.k, tid);
-        gk_pipe::load_tile<BK, BN, B_LD, THREADS, VEC_B>(sb + stage * B_STAGE * 4, p.b, p.ldb,
+        gk_gemm::load_tile<BK, BN, B_LD, THREADS, VEC_B>(sb + stage * B_STAGE * 4, p.b, p.ldb,
                                                          kt * BK, n0, p.k, p.n, tid);
     };
 
@@ -106,7 +107,7 @@ __global__ void __launch_bounds__(THREADS, 1) sgemm_tf32_mma(const gk_rm_problem
         for (int j = 0; j < NT; ++j)
 #pragma unroll
             for (int r = 0; r < 4; ++r)
-                gk_pipe::store_c1(p, m0 + wm + i * 16 + g + (r >> 1) * 8,
+                gk_gemm::store_c1(p, m0 + wm + i * 16 + g + (r >> 1) * 8,
                                   n0 + wn + j * 8 + 2 * t + (r & 1), acc[i][j][r]);
 }
 

@@ -1,9 +1,11 @@
 /*
- * ptx.cuh — inline-PTX wrappers used by the fast ladder steps (10-14): asynchronous global->shared
- * copies (cp.async, sm_80+), explicit vector forms of global/shared loads and stores, and the TF32
- * tensor-core instructions (cvt.rna.tf32.f32, mma.sync m16n8k8). Writing these in PTX fixes the
- * exact instruction (width, cache operator, predication by src-size) instead of hoping the
- * compiler picks it; shared-memory operands are 32-bit shared-window addresses.
+ * ptx.cuh — every inline-PTX wrapper of the CUDA backend, used by the production kernels
+ * (src/cuda/gemm/) and ladder steps 10-15: asynchronous global->shared copies (cp.async, sm_80+),
+ * explicit vector forms of global/shared loads and stores, the TF32 tensor-core instructions
+ * (cvt.rna.tf32.f32, mma.sync m16n8k8) and a register copy the compiler cannot see through.
+ * Writing these in PTX fixes the exact instruction (width, cache operator, predication by
+ * src-size) instead of hoping the compiler picks it; shared-memory operands are 32-bit
+ * shared-window addresses. Nothing but PTX wrappers lives in this folder.
  */
 #ifndef GK_CUDA_PTX_PTX_CUH
 #define GK_CUDA_PTX_PTX_CUH
@@ -102,6 +104,15 @@ __device__ __forceinline__ void mma_m16n8k8_tf32(float d[4], const uint32_t a[4]
                  "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/* A copy of x the compiler cannot see through (a volatile mov): what is derived from it is
+ * computed again rather than kept alive across a main loop where every register is taken (it
+ * would be spilled). */
+__device__ __forceinline__ int opaque(int x) {
+    int y;
+    asm volatile("mov.b32 %0, %1;" : "=r"(y) : "r"(x));
+    return y;
 }
 
 } // namespace gk_ptx

@@ -11,8 +11,9 @@
  * survive. Results are held to the accuracy rule of docs/testing.md against a float64 reference.
  * The row splitting of launches too tall for gridDim.y (gk_for_row_chunks) is checked on its own.
  */
-#include "cuda/ladder/ladder.cuh"
-#include "cuda/ptx/common.cuh"
+#include "cuda/gemm/kernel.cuh"
+#include "cuda/gemm/util.cuh"
+#include "cuda/ladder/ladder.h"
 
 #include <cfloat>
 #include <cmath>

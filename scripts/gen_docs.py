@@ -1,0 +1,590 @@
+#!/usr/bin/env python3
+"""gen_docs.py — regenerate the measured tables of the docs from the committed results.
+
+Inputs: the files under bench/results/<machine>/ (each folder's README.md names the machine on
+its first line) and the kernel registry as `<build>/bin/gemmkit kernels --json` prints it.
+Outputs, each the block between two markers of an otherwise hand-written file:
+
+  docs/benchmarks.md  <!-- results:begin -->      every table, machine by machine
+  README.md           <!-- measured:begin -->     one row per claim, each naming its file
+  docs/ladder.md      <!-- ladder-table:begin --> one row per registry GPU kernel, plus the peers
+
+usage: scripts/gen_docs.py [--check] [--build DIR]
+  --check      write nothing; exit 1 naming every file a regeneration would change
+  --build DIR  build directory whose bin/gemmkit is asked for the registry (default: build)
+
+The output depends on those inputs only (files and rows in a fixed order, fixed number formats),
+so `--check` can run as a test (tests/docs/test_docs_current.sh). What the tables mean and how the
+numbers were taken: docs/benchmarks.md.
+"""
+import argparse
+import csv
+import json
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RESULTS = "bench/results"
+README_CELL_MAX = 120  # README cells stay short: the detail lives in docs/benchmarks.md
+
+PEER_NAMES = {"openblas": "OpenBLAS", "blis": "BLIS"}
+GPU_PEERS = {
+    "cublas_fp32": "cuBLAS SGEMM, FP32 (the reference of the % column)",
+    "cublas_tf32": "cuBLAS SGEMM with TF32 tensor-core math",
+    "triton_fp32_ieee": "Triton matmul, autotuned, FP32 products (`ieee`)",
+    "triton_tf32": "Triton matmul, autotuned, TF32 products",
+}
+
+
+class GenError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------- formatting
+
+
+def natural_key(s):
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s)]
+
+
+def shape_label(m, n, k):
+    return "%d^3" % m if m == n == k else "%dx%dx%d" % (m, n, k)
+
+
+def r2(x):
+    return "%.2f" % x
+
+
+def span(values, fmt=r2):
+    lo, hi = fmt(min(values)), fmt(max(values))
+    return lo if lo == hi else "%s-%s" % (lo, hi)
+
+
+def duration(ns):
+    """A time in ns, us or ms with three significant digits."""
+    for scale, unit in ((1e6, "ms"), (1e3, "us"), (1.0, "ns")):
+        if ns >= scale or unit == "ns":
+            v = ns / scale
+            return "%.*f %s" % (max(0, 2 - int(math.floor(math.log10(v)))) if v > 0 else 0, v, unit)
+
+
+def md_table(header, rows, right=()):
+    """Markdown table; columns whose index is in `right` are right-aligned."""
+    out = ["| " + " | ".join(header) + " |",
+           "| " + " | ".join("---:" if i in right else "---" for i in range(len(header))) + " |"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out
+
+
+def rel(path):
+    return os.path.relpath(path, ROOT)
+
+
+def link(path):
+    """A README link to a results file (the README sits at the repository root)."""
+    return "[%s](%s)" % (os.path.relpath(path, os.path.join(ROOT, RESULTS)), rel(path))
+
+
+# ---------------------------------------------------------------- inputs
+
+
+def machines():
+    """(folder, title, files) per machine folder, sorted by folder name."""
+    base = os.path.join(ROOT, RESULTS)
+    out = []
+    for d in sorted(os.listdir(base)):
+        p = os.path.join(base, d)
+        if not os.path.isdir(p):
+            continue
+        readme = os.path.join(p, "README.md")
+        if not os.path.isfile(readme):
+            raise GenError("%s has no README.md naming the machine" % rel(p))
+        with open(readme) as f:
+            title = f.readline().strip().lstrip("#").strip()
+        out.append((p, title, sorted(os.listdir(p), key=natural_key)))
+    return out
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def read_json(path):
+    if not os.path.isfile(path):
+        return {}
+    with open(path) as f:
+        return json.load(f)
+
+
+def registry(build):
+    cli = os.path.join(build, "bin", "gemmkit")
+    if not os.access(cli, os.X_OK):
+        raise GenError("no CLI at %s: build it (make) or pass --build DIR" % cli)
+    try:
+        out = subprocess.run([cli, "kernels", "--json"], check=True, capture_output=True,
+                             text=True, timeout=60).stdout
+        reg = json.loads(out)
+    except (subprocess.SubprocessError, ValueError) as e:
+        raise GenError("%s kernels --json failed: %s" % (cli, e))
+    if not reg.get("gpu_built") or not reg.get("gpu"):
+        raise GenError("%s lists no GPU kernels (CUDA backend not built): the ladder table "
+                       "and the README's GPU rows need the GPU registry" % cli)
+    return reg
+
+
+# ---------------------------------------------------------------- CPU sweeps
+
+
+class Sweep:
+    """One `gemmkit bench` CSV (+ its JSON), split by thread count."""
+
+    def __init__(self, path):
+        self.path = path
+        self.rows = read_csv(path)
+        self.meta = read_json(path[:-4] + ".json")
+        self.threads = sorted({int(r["threads"]) for r in self.rows})
+        self.impls = list(dict.fromkeys(r["impl"] for r in self.rows))
+        self.kernel = {r["impl"]: r["kernel"] for r in self.rows}
+        self.peers = [i for i in self.impls if i not in ("gemmkit", "baseline")]
+        self.libs = list(dict.fromkeys(self.lib(i) for i in self.peers))
+
+    @staticmethod
+    def lib(impl):
+        return impl[:-5] if impl.endswith("-best") else impl
+
+    def shapes(self, t):
+        return list(dict.fromkeys((int(r["m"]), int(r["n"]), int(r["k"]))
+                                  for r in self.rows if int(r["threads"]) == t))
+
+    def gflops(self, t):
+        """{(shape, impl): GFLOPS} of the results that passed the float64 check."""
+        return {((int(r["m"]), int(r["n"]), int(r["k"])), r["impl"]): float(r["gflops"])
+                for r in self.rows if int(r["threads"]) == t and r["check"] == "pass"}
+
+    def pct(self, t):
+        return {(int(r["m"]), int(r["n"]), int(r["k"])): float(r["pct_peak"])
+                for r in self.rows if int(r["threads"]) == t and r["impl"] == "gemmkit"}
+
+    def at_best(self, t):
+        """{lib: {shape: gemmkit / the faster of the library's columns}}."""
+        g = self.gflops(t)
+        out = {}
+        for lib in self.libs:
+            cols = [i for i in self.peers if self.lib(i) == lib]
+            ratios = {}
+            for s in self.shapes(t):
+                best = max([g[(s, c)] for c in cols if (s, c) in g], default=None)
+                if best and (s, "gemmkit") in g:
+                    ratios[s] = g[(s, "gemmkit")] / best
+            out[lib] = ratios
+        return out
+
+    def noise(self, t):
+        """(a, b, [ratios]) for the first pair of peer columns that report the same kernel."""
+        g = self.gflops(t)
+        for i, a in enumerate(self.peers):
+            for b in self.peers[i + 1:]:
+                if self.kernel[a].split(" (")[0] != self.kernel[b].split(" (")[0]:
+                    continue
+                r = [g[(s, a)] / g[(s, b)] for s in self.shapes(t) if (s, a) in g and (s, b) in g]
+                if r:
+                    return a, b, r
+        return None
+
+    def peak(self, t):
+        for p in self.meta.get("peak", []):
+            if p.get("threads") == t:
+                return p
+        return None
+
+
+def lib_summary(ratios):
+    """(squares median, lowest square ratio, its shape, skinny ratios) of one library."""
+    sq = {s: r for s, r in ratios.items() if s[0] == s[1] == s[2]}
+    sk = [r for s, r in ratios.items() if not s[0] == s[1] == s[2]]
+    low = min(sq, key=lambda s: (sq[s], s))
+    return statistics.median(sq.values()), sq[low], low, sk
+
+
+def sweep_section(sw):
+    out = []
+    meta = sw.meta
+    for t in sw.threads:
+        out.append("#### CPU, %d thread%s: `%s`" % (t, "" if t == 1 else "s", rel(sw.path)))
+        out.append("")
+        facts = []
+        if meta.get("date"):
+            facts.append("written %s" % meta["date"])
+        p = sw.peak(t)
+        if p:
+            facts.append("measured %s FMA peak %.1f GFLOPS" % (p["isa"], p["gflops"]))
+        rounds = meta.get("method", {}).get("rounds")
+        if rounds:
+            facts.append("%d interleaved rounds" % rounds)
+        la = meta.get("load_average_1min")
+        if la:
+            facts.append("load %.2f at start, %.2f at end" % (la["start"], la["end"]))
+        facts.append("kernels: " + ", ".join("%s `%s`" % (i, sw.kernel[i]) for i in sw.impls))
+        text = "; ".join(facts) + "."
+        out.append(text[0].upper() + text[1:])
+        out.append("")
+        g, pct = sw.gflops(t), sw.pct(t)
+        header = ["shape", "gemmkit GFLOPS", "% peak"]
+        for i in sw.peers:
+            header += [i, "gk/x"]
+        rows = []
+        for s in sw.shapes(t):
+            gk = g.get((s, "gemmkit"))
+            row = [shape_label(*s), "%.1f" % gk if gk else "FAIL", "%.1f" % pct[s] if s in pct else "-"]
+            for i in sw.peers:
+                v = g.get((s, i))
+                row += ["%.1f" % v if v else "-", r2(gk / v) if v and gk else "-"]
+            rows.append(row)
+        out += md_table(header, rows, right=range(1, len(header)))
+        out.append("")
+        lines = []
+        for lib, ratios in sw.at_best(t).items():
+            med, low, lows, sk = lib_summary(ratios)
+            lines.append("- against %s at its best: squares median %s, lowest %s (%s); skinny %s"
+                         % (PEER_NAMES.get(lib, lib), r2(med), r2(low), shape_label(*lows), span(sk)))
+        big = [v for s, v in pct.items() if s[0] == s[1] == s[2] and s[0] >= 256]
+        if big:
+            lines.append("- gemmkit at %s %% of the measured peak on the squares from 256^3 up"
+                         % span(big, lambda x: "%.0f" % x))
+        nz = sw.noise(t)
+        if nz:
+            a, b, r = nz
+            lines.append("- noise gauge (%s / %s, the same kernel): %s, median %s"
+                         % (a, b, span(r), r2(statistics.median(r))))
+        out += lines
+        out.append("")
+    return out
+
+
+def sweep_readme_rows(title, sw):
+    rows = []
+    for t in sw.threads:
+        ab = sw.at_best(t)
+        libs = [PEER_NAMES.get(l, l) for l in ab]
+        sums = [lib_summary(r) for r in ab.values()]
+        cell = "squares median %s, lowest %s; skinny %s" % (
+            " / ".join(r2(s[0]) for s in sums), " / ".join(r2(s[1]) for s in sums),
+            " / ".join(span(s[3]) for s in sums))
+        nz = sw.noise(t)
+        if nz:
+            cell += "; noise gauge %s" % span(nz[2])
+        run = re.search(r"-(run\d+)$", os.path.basename(sw.path)[:-4])
+        what = "CPU, %d thread%s%s: gemmkit over %s at %s best" % (
+            t, "" if t == 1 else "s", " (%s)" % run.group(1).replace("run", "run ") if run else "",
+            " / ".join(libs), "its" if len(libs) == 1 else "their")
+        rows.append([title, what, cell, link(sw.path)])
+    return rows
+
+
+# ---------------------------------------------------------------- per-call tables (gk-call-ab)
+
+
+CALL_ROW = re.compile(r"^(\d+)x(\d+)x(\d+)\S*\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*$")
+CALL_KINDS = {"calls": "tiny shapes", "gemv": "GEMV-like shapes (one or two columns or rows of C)"}
+
+
+def lib_label(path):
+    p = path.lower()
+    if "gemmkit" in p:
+        return "gemmkit"
+    if "openblas" in p:
+        return "OpenBLAS"
+    return os.path.basename(path)
+
+
+class Calls:
+    """A `gk-call-ab` output: one or more runs of 'A = lib', 'B = lib' and a table of ns per call."""
+
+    def __init__(self, path):
+        self.path = path
+        self.runs = []  # [{shape: (gemmkit ns, peer ns, gemmkit / peer)}]
+        self.peer = None
+        text = open(path).read()
+        core = re.search(r"OPENBLAS_CORETYPE=(\w+)", text)
+        self.coretype = core.group(1) if core else None
+        a = b = None
+        for line in text.splitlines():
+            if line.startswith("A = "):
+                a, b = lib_label(line[4:].strip()), None
+                self.runs.append({})
+            elif line.startswith("B = "):
+                b = lib_label(line[4:].strip())
+                if "gemmkit" not in (a, b):
+                    raise GenError("%s: neither library is gemmkit" % rel(path))
+                self.peer = b if a == "gemmkit" else a
+            else:
+                m = CALL_ROW.match(line)
+                if m and self.runs and b:
+                    s = tuple(int(x) for x in m.group(1, 2, 3))
+                    am, bm = float(m.group(4)), float(m.group(6))
+                    gk, peer = (bm, am) if b == "gemmkit" else (am, bm)
+                    self.runs[-1][s] = (gk, peer, gk / peer)
+        if not self.runs or not self.runs[0]:
+            raise GenError("%s: no gk-call-ab table found" % rel(path))
+
+    def peer_name(self):
+        return self.peer + (" %s" % self.coretype if self.coretype else "")
+
+    def ratios(self):
+        return [v[2] for run in self.runs for v in run.values()]
+
+
+def calls_section(kind, c):
+    n = len(c.runs)
+    title = CALL_KINDS[kind]
+    out = ["#### %s, 1 thread, time per call: `%s`" % (title[0].upper() + title[1:], rel(c.path)), ""]
+    out.append("Median ns per call over 21 alternated rounds of loops of calls, %s and gemmkit "
+               "loaded into one process%s; below 1, gemmkit takes less time."
+               % (c.peer_name(), "; %d runs, in order" % n if n > 1 else ""))
+    out.append("")
+    rows = []
+    for s in c.runs[0]:
+        v = [run[s] for run in c.runs if s in run]
+        rows.append([shape_label(*s), ", ".join(duration(x[0]) for x in v),
+                     ", ".join(duration(x[1]) for x in v), ", ".join(r2(x[2]) for x in v)])
+    out += md_table(["shape", "gemmkit", c.peer_name(), "gemmkit / %s" % c.peer], rows,
+                    right=(1, 2, 3))
+    out.append("")
+    return out
+
+
+def calls_readme_row(title, kind, c):
+    r = c.ratios()
+    cell = "gemmkit takes %s of %s's time (median %s)" % (span(r), c.peer, r2(statistics.median(r)))
+    what = "%s, 1 thread, time per call against %s" % (CALL_KINDS[kind], c.peer_name())
+    if len(c.runs) > 1:
+        what += ", %d runs" % len(c.runs)
+    return [title, what, cell, link(c.path)]
+
+
+# ---------------------------------------------------------------- GPU ladder
+
+
+class Ladder:
+    """A `gemmkit ladder` CSV: {variant: {size: row}} in the file's order."""
+
+    def __init__(self, path):
+        self.path = path
+        self.meta = read_json(path[:-4] + ".json")
+        self.by = {}
+        for r in read_csv(path):
+            self.by.setdefault(r["variant"], {})[int(r["size"])] = r
+        self.sizes = sorted({s for v in self.by.values() for s in v})
+        self.kind = {v: next(iter(rs.values()))["kind"] for v, rs in self.by.items()}
+
+    def tflops(self, v, s):
+        r = self.by.get(v, {}).get(s)
+        return float(r["tflops"]) if r and r["check"].startswith("ok") else None
+
+    def pct(self, v, s):
+        r = self.by.get(v, {}).get(s)
+        return float(r["pct_cublas"]) if r and r["check"].startswith("ok") else None
+
+
+def gpu_kernels(reg, ladder, fp32):
+    """Registry GPU kernels that were measured and are (not) FP32-exact."""
+    ks = [k for k in reg["gpu"] if k["name"] in ladder.by]
+    return [k for k in ks if (not k["tensor_cores"] and not k["input_rounding"]) == fp32]
+
+
+def fastest(ladder, kernels):
+    return max(kernels, key=lambda k: (sum(ladder.tflops(k["name"], s) or 0 for s in ladder.sizes),
+                                       k["name"]))
+
+
+def sweep_gpu_section(sw):
+    out = ["#### GPU size sweep: `%s`" % rel(sw.path), ""]
+    when = sw.meta.get("time")
+    out.append("%% of cuBLAS FP32 in the same run, every size square%s; the first row is cuBLAS "
+               "FP32's own TFLOPS." % (", written %s" % when if when else ""))
+    out.append("")
+    rows = [["cuBLAS FP32 TFLOPS"] + ["%.2f" % (sw.tflops("cublas_fp32", s) or 0) for s in sw.sizes]]
+    for v in sw.by:
+        if v == "cublas_fp32":
+            continue
+        rows.append([v] + ["%.1f" % p if p is not None else "-" for p in (sw.pct(v, s) for s in sw.sizes)])
+    out += md_table(["variant"] + [str(s) for s in sw.sizes], rows, right=range(1, len(sw.sizes) + 1))
+    out.append("")
+    return out
+
+
+def ladder_gpu_section(ld):
+    out = ["#### GPU ladder: `%s`" % rel(ld.path), ""]
+    out.append("TFLOPS and %% of cuBLAS FP32 in the same run%s. Each step's technique: "
+               "docs/ladder.md." % (", written %s" % ld.meta["time"] if ld.meta.get("time") else ""))
+    out.append("")
+    header = ["variant"]
+    for s in ld.sizes:
+        header += ["TFLOPS at %d" % s, "% cuBLAS"]
+    rows = []
+    for v in ld.by:
+        row = [v]
+        for s in ld.sizes:
+            t, p = ld.tflops(v, s), ld.pct(v, s)
+            row += ["%.2f" % t if t is not None else "-", "%.1f" % p if p is not None else "-"]
+        rows.append(row)
+    out += md_table(header, rows, right=range(1, len(header)))
+    out.append("")
+    return out
+
+
+def ladder_readme_rows(title, ld, sweep, reg):
+    rows = []
+    src = link(ld.path)
+    fp32 = gpu_kernels(reg, ld, True)
+    best = fastest(ld, fp32)
+    default = next((k for k in reg["gpu"] if k.get("default")), None)
+    s0 = ld.sizes[0]
+    first = reg["gpu"][0]["name"]
+    if ld.tflops(first, s0) and ld.tflops("cublas_fp32", s0):
+        rows.append([title, "ladder at %d: first step -> fastest FP32 step" % s0,
+                     "%s %.2f -> %s %.2f TFLOPS (cuBLAS FP32 %.2f)" % (
+                         first, ld.tflops(first, s0), best["name"], ld.tflops(best["name"], s0),
+                         ld.tflops("cublas_fp32", s0)), src])
+    tag = " (default)" if default and default["name"] == best["name"] else ""
+    rows.append([title, "fastest FP32 step vs cuBLAS FP32, same run",
+                 "%s%s: %s" % (best["name"], tag, ", ".join(
+                     "%.1f %% at %d" % (ld.pct(best["name"], s), s) for s in ld.sizes)), src])
+    tc = gpu_kernels(reg, ld, False)
+    if tc:
+        k = fastest(ld, tc)
+        cell = "%s: %.0f %% of cuBLAS FP32" % (k["name"], ld.pct(k["name"], s0))
+        if ld.tflops("cublas_tf32", s0):
+            cell += ", %.0f %% of cuBLAS TF32" % (100 * ld.tflops(k["name"], s0) / ld.tflops("cublas_tf32", s0))
+        rows.append([title, "fastest reduced-precision step at %d" % s0, cell + " at %d" % s0, src])
+    if sweep and default and default["name"] in sweep.by:
+        p = {s: sweep.pct(default["name"], s) for s in sweep.sizes if sweep.pct(default["name"], s) is not None}
+        low = min(p, key=lambda s: (p[s], s))
+        rows.append([title, "default kernel over sizes %d-%d vs cuBLAS FP32" % (min(p), max(p)),
+                     "%s: %s %% (lowest at %d)" % (default["name"], span(p.values(), lambda x: "%.1f" % x), low),
+                     link(sweep.path)])
+    return rows
+
+
+def ladder_doc_table(ld, reg):
+    header = ["step", "technique", "tensor cores", "input rounding"]
+    for s in ld.sizes:
+        header += ["TFLOPS at %d" % s, "% of cuBLAS FP32"]
+
+    def cells(v):
+        out = []
+        for s in ld.sizes:
+            t, p = ld.tflops(v, s), ld.pct(v, s)
+            out += ["%.2f" % t if t is not None else "not measured", "%.1f" % p if p is not None else "-"]
+        return out
+
+    rows = []
+    for v in ld.by:
+        if ld.kind[v] != "gemmkit":
+            rows.append([v, GPU_PEERS.get(v, ld.kind[v]), "-", "-"] + cells(v))
+    for k in reg["gpu"]:
+        ir = k["input_rounding"]
+        rnd = "none" if not ir else ("2^%d" % round(math.log2(ir)) if math.log2(ir).is_integer() else "%g" % ir)
+        name = "`%s`%s" % (k["name"], " (default)" if k.get("default") else "")
+        rows.append([name, k["technique"], "yes" if k["tensor_cores"] else "no", rnd] + cells(k["name"]))
+    out = md_table(header, rows, right=range(4, len(header)))
+    when = ld.meta.get("time")
+    dev = ld.meta.get("device", {}).get("name")
+    out += ["", "Generated by `scripts/gen_docs.py` from `%s`%s%s and the kernel registry "
+            "(`gemmkit kernels --json`); the run's machine, commit and command are in `%s`."
+            % (rel(ld.path), " (%s" % dev if dev else "", ", %s)" % when if when else (")" if dev else ""),
+               rel(os.path.join(os.path.dirname(ld.path), "README.md")))]
+    return out
+
+
+# ---------------------------------------------------------------- assembling
+
+
+def generate(reg):
+    bench, readme = [], []
+    ladder_doc = None
+    for folder, title, files in machines():
+        bench += ["### %s: `%s/`" % (title, rel(folder)), ""]
+        ld = Ladder(os.path.join(folder, "ladder.csv")) if "ladder.csv" in files else None
+        sw = Ladder(os.path.join(folder, "sweep.csv")) if "sweep.csv" in files else None
+        if ld:
+            bench += ladder_gpu_section(ld)
+            readme += ladder_readme_rows(title, ld, sw, reg)
+            if ladder_doc is None:
+                ladder_doc = ladder_doc_table(ld, reg)
+        if sw:
+            bench += sweep_gpu_section(sw)
+        for f in files:
+            p = os.path.join(folder, f)
+            if f.startswith("cpu-sweep") and f.endswith(".csv"):
+                s = Sweep(p)
+                bench += sweep_section(s)
+                readme += sweep_readme_rows(title, s)
+        for f in files:
+            m = re.match(r"(calls|gemv)-vs-.*\.txt$", f)
+            if m:
+                c = Calls(os.path.join(folder, f))
+                bench += calls_section(m.group(1), c)
+                readme.append(calls_readme_row(title, m.group(1), c))
+    for row in readme:
+        for cell in row:
+            if len(cell) >= README_CELL_MAX:
+                raise GenError("README cell of %d characters (limit %d): %s"
+                               % (len(cell), README_CELL_MAX, cell))
+    readme_block = md_table(["where", "what", "result", "source"], readme)
+    return {
+        "docs/benchmarks.md": ("results", bench[:-1] if bench and bench[-1] == "" else bench),
+        "README.md": ("measured", readme_block),
+        "docs/ladder.md": ("ladder-table", ladder_doc or ["(no ladder.csv under %s)" % RESULTS]),
+    }
+
+
+def splice(path, marker, lines):
+    """The file's text with the block between its markers replaced by `lines`."""
+    with open(path) as f:
+        text = f.read()
+    begin, end = "<!-- %s:begin -->" % marker, "<!-- %s:end -->" % marker
+    i, j = text.find(begin), text.find(end)
+    if i < 0 or j < i:
+        raise GenError("%s lacks the markers %s ... %s" % (rel(path), begin, end))
+    return text[:i + len(begin)] + "\n" + "\n".join(lines) + "\n" + text[j:], text
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--check", action="store_true", help="exit 1 if a file would change")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"), help="build directory")
+    a = ap.parse_args()
+    try:
+        blocks = generate(registry(a.build))
+    except (GenError, OSError, KeyError, ValueError) as e:
+        print("gen_docs.py: %s" % e, file=sys.stderr)
+        return 2
+    stale, failed = [], 0
+    for name in sorted(blocks):  # one file's problem does not stop the others
+        marker, lines = blocks[name]
+        path = os.path.join(ROOT, name)
+        try:
+            new, old = splice(path, marker, lines)
+            if new != old and not a.check:
+                with open(path, "w") as f:
+                    f.write(new)
+                print("gen_docs.py: wrote %s" % name)
+        except (GenError, OSError) as e:
+            print("gen_docs.py: %s" % e, file=sys.stderr)
+            failed = 1
+            continue
+        if new != old and a.check:
+            stale.append(name)
+    for name in stale:
+        print("gen_docs.py: %s is stale: run scripts/gen_docs.py --build %s" % (name, a.build))
+    return 2 if failed else 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

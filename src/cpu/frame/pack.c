@@ -1,8 +1,0 @@
-/*
- * pack.c — the block packing (pack_body.h) for the baseline ISA: SSE 4x4 transposes on x86-64,
- * plain loops elsewhere. The AVX2/AVX-512 builds live in pack_avx2.c/pack_avx512.c.
- */
-#include "cpu/frame/frame.h"
-
-#define GK_PACK_NAME gk_pack_generic
-#include "cpu/frame/pack_body.h"

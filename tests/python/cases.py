@@ -1,0 +1,71 @@
+"""cases.py — the test protocol (tests/common/check.h) for the Python tests, without pytest:
+each case prints "ok NAME", "FAIL NAME: why" or "skip NAME: why"; the exit status is 1 if any
+case failed. Importing it points the binding at the library under test
+($GK_BUILD/lib/libgemmkit.so, as `make test` sets GK_BUILD) and makes `import gemmkit` find
+python/gemmkit and `import harness` find harness/harness.py (reference and accuracy rule) in this
+checkout.
+"""
+import os
+import subprocess
+import sys
+import traceback
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path[:0] = [os.path.join(ROOT, "python"), os.path.join(ROOT, "harness")]
+_build = os.environ.get("GK_BUILD", "build")
+os.environ.setdefault("GEMMKIT_LIBRARY", os.path.join(
+    _build if os.path.isabs(_build) else os.path.join(ROOT, _build), "lib", "libgemmkit.so"))
+
+
+def _rerun_under_asan():
+    """A sanitizer build (make test SANITIZE=1) can only be loaded by a process that starts with
+    the ASan runtime, so the test re-executes itself with it preloaded."""
+    if os.environ.get("GK_ASAN_RERUN"):
+        return
+    try:
+        dyn = subprocess.run(["readelf", "-d", os.environ["GEMMKIT_LIBRARY"]],
+                             capture_output=True, text=True).stdout
+        if "libasan" not in dyn:
+            return
+        asan = subprocess.run([os.environ.get("CC", "cc"), "-print-file-name=libasan.so"],
+                              capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return
+    preload = ":".join(filter(None, [asan, os.environ.get("LD_PRELOAD")]))
+    env = dict(os.environ, LD_PRELOAD=preload, GK_ASAN_RERUN="1",
+               ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "detect_leaks=0"))
+    sys.stdout.flush()
+    os.execve(sys.executable, [sys.executable] + sys.argv, env)
+
+
+_rerun_under_asan()
+
+
+class Skip(Exception):
+    pass
+
+
+_cases = []
+
+
+def case(fn):
+    _cases.append(fn)
+    return fn
+
+
+def run():
+    failed = 0
+    for fn in _cases:
+        try:
+            fn()
+            print(f"ok {fn.__name__}")
+        except Skip as e:
+            print(f"skip {fn.__name__}: {e}")
+        except Exception as e:  # an assertion or an unexpected error: both fail the case
+            failed += 1
+            where = traceback.extract_tb(e.__traceback__)[-1]
+            why = str(e) or type(e).__name__
+            print(f"FAIL {fn.__name__}: {os.path.basename(where.filename)}:{where.lineno}: "
+                  f"{type(e).__name__}: {why}")
+        sys.stdout.flush()
+    sys.exit(1 if failed else 0)

@@ -1,0 +1,106 @@
+/*
+ * cmd_ladder.c — `gemmkit ladder`: parses the options of the GPU ladder benchmark and runs it
+ * (bench_ladder_run: every CUDA registry kernel and cuBLAS, checked against float64, then timed).
+ * A build without the CUDA backend has the command too, and says why it cannot run.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench.h"
+#include "commands.h"
+
+#ifndef GK_HAVE_CUDA
+int gk_cmd_ladder(int argc, char **argv) {
+    (void)argc, (void)argv;
+    fprintf(stderr, "gemmkit ladder: this build has no CUDA backend (nvcc was not found at build "
+                    "time); rebuild with nvcc on PATH or CUDA_HOME set\n");
+    return 2;
+}
+#else
+static void usage(FILE *f) {
+    fprintf(
+        f,
+        "usage: gemmkit ladder [--sizes 4096,8192] [--sweep] [--kernels LIST] [--reps N]\n"
+        "                      [--budget SEC] [--rounds R] [--device N] [--out DIR] [--no-cublas]\n"
+        "                      [--triton | --triton-csv FILE] [--no-plot]\n"
+        "Checks every CUDA registry kernel (and cuBLAS FP32/TF32) against a float64 GPU\n"
+        "reference on square n x n x n problems, then times it: median of up to N runs\n"
+        "(default 30, at least 3, at most SEC seconds each, default 1.5) with L2 flushed\n"
+        "between runs. The timed runs are spread over R rounds (default 3) that visit every\n"
+        "variant in turn, so all see the GPU in the same thermal state. LIST: names, name\n"
+        "prefixes or ids, comma separated. --sweep: sizes 256..8192. --triton: also run\n"
+        "bench/triton_peer.py (--triton-csv: merge its earlier output instead). Writes\n"
+        "gpu_ladder.csv/.json and plots (bench/plot_gpu.py) under DIR (default: bench-results\n"
+        "in the build directory of this binary, e.g. build/bench-results). Exit status 1 if\n"
+        "a variant fails its check.\n");
+}
+
+static int parse_sizes(const char *s, bench_ladder_opts *o) {
+    o->nsizes = 0;
+    while (*s) {
+        char *end;
+        long long v = strtoll(s, &end, 10);
+        if (end == s || v < 1 || v > 46340 /* n*n fits comfortably, memory permitting */ ||
+            o->nsizes >= BENCH_LADDER_MAX_SIZES)
+            return 0;
+        o->sizes[o->nsizes++] = v;
+        s = *end == ',' ? end + 1 : end;
+        if (*end && *end != ',') return 0;
+    }
+    return o->nsizes > 0;
+}
+
+int gk_cmd_ladder(int argc, char **argv) {
+    static const int64_t sweep[] = {256, 512, 1024, 2048, 3072, 4096, 6144, 8192};
+    char out[4096];
+    cli_default_out(out, sizeof out);
+    bench_ladder_opts o;
+    bench_ladder_defaults(&o, out);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const int has_val = i + 1 < argc;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--sizes") && has_val) {
+            if (!parse_sizes(argv[++i], &o)) {
+                fprintf(stderr, "gemmkit ladder: --sizes wants n1,n2,... with 1 <= n <= 46340\n");
+                return 2;
+            }
+        } else if (!strcmp(a, "--sweep")) {
+            o.nsizes = (int)(sizeof sweep / sizeof sweep[0]);
+            memcpy(o.sizes, sweep, sizeof sweep);
+        } else if (!strcmp(a, "--kernels") && has_val) {
+            o.kernels = argv[++i];
+        } else if (!strcmp(a, "--reps") && has_val) {
+            o.reps = atoi(argv[++i]);
+        } else if (!strcmp(a, "--rounds") && has_val) {
+            o.rounds = atoi(argv[++i]);
+        } else if (!strcmp(a, "--budget") && has_val) {
+            o.budget = atof(argv[++i]);
+        } else if (!strcmp(a, "--device") && has_val) {
+            o.device = atoi(argv[++i]);
+        } else if (!strcmp(a, "--out") && has_val) {
+            o.out = argv[++i];
+        } else if (!strcmp(a, "--no-cublas")) {
+            o.cublas = 0;
+        } else if (!strcmp(a, "--triton")) {
+            o.triton = 1;
+        } else if (!strcmp(a, "--triton-csv") && has_val) {
+            o.triton_csv = argv[++i];
+        } else if (!strcmp(a, "--no-plot")) {
+            o.plot = 0;
+        } else {
+            fprintf(stderr, "gemmkit ladder: unknown or incomplete option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (o.reps < 3 || o.budget <= 0 || o.rounds < 1) {
+        fprintf(stderr, "gemmkit ladder: --reps must be >= 3, --budget > 0, --rounds >= 1\n");
+        return 2;
+    }
+    return bench_ladder_run(&o);
+}
+#endif
