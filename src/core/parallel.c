@@ -19,9 +19,9 @@
  * GEMMKIT_DYNAMIC=0 turns the rule off (every call gets the threads it asks for, inside an
  * OpenMP region too); calls from gemmkit's own workers stay on one thread regardless.
  *
- * Waiting: a worker spins briefly for its next part before it sleeps on a futex, and so does a
- * caller waiting for its parts, so back-to-back calls cost no system call while a descheduled
- * thread does not keep a core busy for long.
+ * Waiting: a worker spins for a few milliseconds for its next part before it sleeps on a futex,
+ * and so does a caller waiting for its parts, so calls in a loop cost no system call, while an
+ * idle pool gives its cores back soon.
  */
 #include "core/parallel.h"
 
@@ -49,10 +49,10 @@
 /* Present when the process has an OpenMP runtime loaded; NULL otherwise. */
 extern int omp_in_parallel(void) __attribute__((weak));
 
-/* How long a waiting thread spins before it sleeps. Long enough to cover the gap between the
- * parallel steps of one call and between back-to-back calls, short enough that an idle pool
- * gives its cores back quickly. */
-#define SPIN_NS 200000
+/* How long a waiting thread spins before it sleeps: about as long as GNU OpenMP's default
+ * (between 5 and 10 ms on the development VM), because waking a sleeping thread there costs
+ * 20-40 us, a whole small GEMM (docs/cpu.md, "Threads"). */
+#define SPIN_NS 8000000
 
 /* ---- futex-style wait and wake on one 32-bit word ------------------------------------------ */
 
