@@ -5,8 +5,8 @@
 # cuBLAS (and the Triton peer when `import triton` works), and optionally the sweep and the CPU
 # side. It never changes GPU settings (no clocks, persistence or power limits).
 #
-#   scripts/device_run.sh [PART ...]    PART: info build ptxas tests sanitizer ladder cpu cpuab
-#                                             makebench sweep
+#   scripts/device_run.sh [PART ...]    PART: info build ptxas tests sanitizer ladder ladderab cpu
+#                                             cpuab makebench sweep
 #                                       default: info build tests ladder ptxas sanitizer cpu
 #
 # cpuab: `gemmkit bench` on this host's CPU with GK_CPU_BENCH_ARGS (default: --quick --rounds 3),
@@ -14,6 +14,10 @@
 # another revision of this repository, e.g. made with `git archive`), a run with that tree's
 # build as the --baseline column, with GK_BASELINE_BENCH_ARGS (default: GK_CPU_BENCH_ARGS plus
 # --impls gemmkit).
+#
+# ladderab: for each tree in GK_BASELINE_SRCS, its CUDA build's `gemmkit ladder` and this tree's,
+# alternated for GK_LADDERAB_ROUNDS rounds (default 2) on GK_LADDERAB_KERNELS (default
+# 10,11,12,13,14,15) at GK_LADDERAB_SIZES (default 4096,8192): the GPU side of an A/B.
 #
 # Every step runs under `timeout`, and a global deadline (GK_DEVICE_BUDGET seconds, default 500)
 # shrinks or skips the later steps so the whole run ends inside 9 minutes. Results go to $OUT
@@ -113,8 +117,8 @@ if want tests; then
 fi
 
 # The Triton peer runs as its own step (autotuning compiles for a while) so that a slow or failing
-# Triton cannot cost the ladder results; the ladder merges its CSV.
-if want ladder && python3 -c 'import triton, torch' >/dev/null 2>&1; then
+# Triton cannot cost the ladder results; the ladder merges its CSV. GK_NO_TRITON=1 skips it.
+if want ladder && [ "${GK_NO_TRITON:-0}" != 1 ] && python3 -c 'import triton, torch' >/dev/null 2>&1; then
     step triton 150 python3 bench/triton_peer.py --sizes 4096,8192 --csv "$WORK/triton_peer.csv"
     record triton "$(grep -c -E '^[0-9]+,' "$WORK/triton_peer.csv" 2>/dev/null || echo 0) rows"
 fi
@@ -126,6 +130,25 @@ if want ladder; then
     rc=$?
     awk '/, sm_[0-9]+a?, [0-9]+ SMs;/ { p = 1 } p' "$LOGS/ladder.log" >"$OUT/ladder.txt"
     record ladder "exit $rc; ${extra[*]:-no triton}; table in ladder.txt"
+fi
+
+if want ladderab; then
+    read -r -a ab_sizes <<<"${GK_LADDERAB_SIZES:-4096,8192}"
+    for src in ${GK_BASELINE_SRCS:-}; do
+        tag=$(basename "$src")
+        step "buildgpu_$tag" 240 make -C "$src" -j"$JOBS" BUILD=build-baseline-gpu lib cli
+        record "buildgpu_$tag" "baseline tree $src with CUDA"
+        for r in $(seq "${GK_LADDERAB_ROUNDS:-2}"); do
+            for side in baseline this; do
+                bin=build/bin/gemmkit
+                [ $side = baseline ] && bin=$src/build-baseline-gpu/bin/gemmkit
+                step "ladderab_${tag}_${side}_$r" 150 "$bin" ladder --sizes "${ab_sizes[0]}" \
+                    --kernels "${GK_LADDERAB_KERNELS:-10,11,12,13,14,15}" --no-plot \
+                    --out "$WORK/ladderab-$tag-$side-$r"
+                record "ladderab_${tag}_${side}_$r" "exit $?"
+            done
+        done
+    done
 fi
 
 if want ptxas; then

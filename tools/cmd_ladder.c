@@ -28,12 +28,12 @@ static void usage(FILE *f) {
         "reference on square n x n x n problems, then times it: median of up to N runs\n"
         "(default 30, at least 3, at most SEC seconds each, default 1.5) with L2 flushed\n"
         "between runs. The timed runs are spread over R rounds (default 3) that visit every\n"
-        "variant in turn, so all see the GPU in the same thermal state. LIST: names, name\n"
-        "prefixes or ids, comma separated. --sweep: sizes 256..8192. --triton: also run\n"
-        "bench/triton_peer.py (--triton-csv: merge its earlier output instead). Writes\n"
-        "gpu_ladder.csv/.json and plots (bench/plot_gpu.py) under DIR (default: bench-results\n"
-        "in the build directory of this binary, e.g. build/bench-results). Exit status 1 if\n"
-        "a variant fails its check.\n");
+        "variant in turn, so all see the GPU in the same thermal state. LIST: names or name\n"
+        "prefixes such as the step number 13, comma separated. --sweep: sizes 256..8192.\n"
+        "--triton: also run bench/triton_peer.py (--triton-csv: merge its earlier output\n"
+        "instead). Writes gpu_ladder.csv/.json and plots (bench/plot_gpu.py) under DIR\n"
+        "(default: bench-results in the build directory of this binary, e.g.\n"
+        "build/bench-results). Exit status 1 if a variant fails its check.\n");
 }
 
 static int parse_sizes(const char *s, bench_ladder_opts *o) {

@@ -273,12 +273,12 @@ std::vector<std::string> split(const char *s) {
     return out;
 }
 
-bool selected(const std::vector<std::string> &kernels, const std::string &name, int id) {
+/* Names or name prefixes ("13", "13_cp"). Registry ids are not accepted: they count from 0 while
+ * the step numbers in the names count from 1, and "11" would select two different kernels. */
+bool selected(const std::vector<std::string> &kernels, const std::string &name) {
     if (kernels.empty()) return true;
-    for (const auto &k : kernels) {
-        if (k == name || (id >= 0 && k == std::to_string(id))) return true;
-        if (name.compare(0, k.size(), k) == 0) return true; /* prefix: "13" or "13_cp" */
-    }
+    for (const auto &k : kernels)
+        if (name.compare(0, k.size(), k) == 0) return true;
     return false;
 }
 
@@ -364,7 +364,7 @@ extern "C" int bench_ladder_run(const bench_ladder_opts *o) {
     for (int id = 0; id < gk_cuda_kernel_count(); id++) {
         gk_cuda_kernel_info info;
         gk_cuda_kernel_info_get(id, &info);
-        if (selected(kernels, info.name, id))
+        if (selected(kernels, info.name))
             vars.push_back({info.name, GEMMKIT, id, info.input_rounding, info.min_sm});
     }
     if (vars.size() == (size_t)(b.have_cublas ? 2 : 0)) {
