@@ -134,7 +134,7 @@ typedef struct worker {
 } worker;
 
 static struct {
-    pthread_mutex_t lock; /* guards idle */
+    pthread_mutex_t lock; /* guards idle; taken by callers only */
     worker *idle;         /* workers waiting for a part */
     atomic_int busy;      /* threads reserved by running parallel calls, callers included */
     int cpus;             /* budget for `busy` */
@@ -151,11 +151,8 @@ static void *worker_main(void *arg) {
         wait_done(&w->posted);
         team *t = w->job;
         t->fn(t->ctx, w->id, t->nthreads);
-        /* Back on the idle list before the caller can return, so its next call finds us. */
-        pthread_mutex_lock(&pool.lock);
-        w->next_idle = pool.idle;
-        pool.idle = w;
-        pthread_mutex_unlock(&pool.lock);
+        /* The caller puts us back on the idle list, all of its workers under one lock: many
+         * workers finishing at once would otherwise queue on the lock. */
         if (atomic_fetch_sub_explicit(&t->left, 1, memory_order_acq_rel) == 1)
             signal_done(&t->done);
     }
@@ -271,7 +268,17 @@ void gk_parallel(int nthreads, gk_task_fn fn, void *ctx) {
         signal_done(&w[i]->posted);
     }
     fn(ctx, 0, got + 1);
-    if (got > 0) wait_done(&t.done);
+    if (got > 0) {
+        wait_done(&t.done);
+        /* A worker may not be waiting yet when it is taken again: its next part is posted to
+         * its wait word, which it reads when it gets there. */
+        pthread_mutex_lock(&pool.lock);
+        for (int i = 0; i < got; i++) {
+            w[i]->next_idle = pool.idle;
+            pool.idle = w[i];
+        }
+        pthread_mutex_unlock(&pool.lock);
+    }
     atomic_fetch_sub(&pool.busy, got + 1);
     if (w != crew) free(w);
 }
