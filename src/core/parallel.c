@@ -124,13 +124,17 @@ typedef struct team {
     gk_task_fn fn;
     void *ctx;
     int nthreads;
-    worker **crew;   /* crew[i] runs part i + 1 */
-    atomic_int left; /* parts not yet finished by workers */
-    atomic_int done; /* the caller's wait word */
+    worker **crew; /* crew[i] runs part i + 1 */
+    /* Workers count down `left` while the caller spins on `done`: apart, so the countdown does
+     * not disturb the spin. */
+    _Alignas(64) atomic_int left; /* parts not yet finished by workers */
+    _Alignas(64) atomic_int done; /* the caller's wait word */
 } team;
 
+/* One cache line each: a worker spins on its own `posted`, which no other worker's post may
+ * disturb. */
 struct worker {
-    team *job;         /* set before `posted` becomes DONE */
+    _Alignas(64) team *job; /* set before `posted` becomes DONE */
     int id;            /* part number within job */
     atomic_int posted; /* the worker's wait word */
     struct worker *next_idle;
@@ -182,8 +186,9 @@ static void *worker_main(void *arg) {
 /* A new worker, or NULL when no thread can be created. Workers block every signal: a process's
  * handlers are for its own threads. */
 static worker *worker_new(void) {
-    worker *w = calloc(1, sizeof *w);
+    worker *w = aligned_alloc(64, sizeof *w);
     if (!w) return NULL;
+    memset(w, 0, sizeof *w);
     atomic_init(&w->posted, RUNNING);
     pthread_attr_t attr;
     sigset_t all, old;
