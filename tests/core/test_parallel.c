@@ -62,6 +62,24 @@ static void parts(void) {
         T_REQUIRE(run_once(3, &p) == 3, "call %d of a series ran the wrong parts", r);
 }
 
+static void record_thread(void *ctx, int id, int nthreads) {
+    (void)nthreads;
+    ((pthread_t *)ctx)[id] = pthread_self();
+}
+
+/* Part i of consecutive calls runs on the same thread, so that the blocks a part works on stay
+ * in that core's caches from call to call. */
+static void stable_parts(void) {
+    pthread_t first[8], again[8];
+    gk_parallel(8, record_thread, first);
+    for (int r = 0; r < 20; r++) {
+        gk_parallel(8, record_thread, again);
+        for (int i = 0; i < 8; i++)
+            T_REQUIRE(pthread_equal(first[i], again[i]), "call %d: part %d moved to another thread",
+                      r, i);
+    }
+}
+
 /* Run `calls` parallel calls of 4 parts in a fresh child; 0 when all were right. A hang fails
  * through alarm(). */
 static int child_status(int calls) {
@@ -170,6 +188,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     T_RUN(parts);
+    T_RUN(stable_parts);
     T_RUN(fork_after_use);
     T_RUN(nested_in_openmp);
     T_RUN(concurrent_callers);
