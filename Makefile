@@ -44,7 +44,7 @@ endif
 
 CPPFLAGS += -Iinclude -Isrc -D_GNU_SOURCE
 CFLAGS ?= $(OPT) -g
-CFLAGS += -std=c11 -fPIC -fvisibility=hidden -fopenmp -Wall -Wextra $(SAN_FLAGS)
+CFLAGS += -std=c11 -fPIC -fvisibility=hidden -Wall -Wextra $(SAN_FLAGS)
 # Per-call overhead of tiny GEMMs (docs/cpu.md): calls between the library's own exported
 # functions go direct instead of through the PLT, and thread-local storage (the error message)
 # is reached by TLS descriptors instead of a __tls_get_addr call (still safe under dlopen).
@@ -52,6 +52,9 @@ CFLAGS += -fno-semantic-interposition
 ifeq ($(MACHINE),x86_64)
 CFLAGS += -mtls-dialect=gnu2
 endif
+# The library has no OpenMP in it (its threads are its own: src/core/parallel.c), so it links no
+# OpenMP runtime; the programs around it (benchmarks, tests of nesting) do.
+LIB_LDLIBS := -lm -ldl -lpthread $(SAN_FLAGS)
 LDLIBS += -fopenmp -lm -ldl -lpthread $(SAN_FLAGS)
 
 # Portable PTX + Ampere SASS for other GPUs, sm_90a SASS (wgmma/setmaxnreg) for Hopper.
@@ -158,7 +161,7 @@ $(foreach d,$(WORKSHOP_DIRS),$(eval $(BUILD)/obj/$(d)/%: CPPFLAGS += -I.))
 # ---- link rules ------------------------------------------------------------------------------
 $(SHLIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
-	$(CC) -shared -Wl,-soname,libgemmkit.so.$(SOVERSION) -o $@ $^ $(CUDA_LIBS) $(LDLIBS)
+	$(CC) -shared -Wl,-soname,libgemmkit.so.$(SOVERSION) -o $@ $^ $(CUDA_LIBS) $(LIB_LDLIBS)
 	ln -sf libgemmkit.so.$(VERSION) $(BUILD)/lib/libgemmkit.so.$(SOVERSION)
 	ln -sf libgemmkit.so.$(VERSION) $(BUILD)/lib/libgemmkit.so
 $(STLIB): $(LIB_OBJ)
@@ -183,6 +186,7 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/%.cu.o $(TEST_COMMON_OBJ) $(HARNESS_OBJ) $(
 	@mkdir -p $(@D)
 	$(CC) -o $@ $< $(TEST_COMMON_OBJ) $(HARNESS_OBJ) $(STLIB) $(CUDA_LIBS) $(LDLIBS)
 $(BUILD)/obj/tests/%.c.o $(TEST_COMMON_OBJ): CPPFLAGS += -Itests -Itests/common
+$(BUILD)/obj/tests/%.c.o $(TEST_COMMON_OBJ) $(HARNESS_OBJ) $(BENCH_OBJ) $(CLI_OBJ): CFLAGS += -fopenmp
 
 # ---- top-level jobs --------------------------------------------------------------------------
 deps:
@@ -205,7 +209,7 @@ install: all
 	install -m 644 $(STLIB) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(CLI) $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' \
-	    -e 's|@LIBS_PRIVATE@|$(strip $(CUDA_LIBS) -fopenmp -lm -ldl -lpthread)|g' \
+	    -e 's|@LIBS_PRIVATE@|$(strip $(CUDA_LIBS) -lm -ldl -lpthread)|g' \
 	    gemmkit.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gemmkit.pc
 
 uninstall:
