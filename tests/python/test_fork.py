@@ -7,10 +7,11 @@ import os
 import subprocess
 import sys
 
+from cases import Skip, case, run  # points GEMMKIT_LIBRARY at the build; preloads ASan if needed
+
+LIB = os.environ["GEMMKIT_LIBRARY"]
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-BUILD = os.environ.get("GK_BUILD", os.path.join(ROOT, "build"))
-LIB = os.path.join(BUILD, "lib", "libgemmkit.so")
+PYTHONPATH = os.path.join(os.path.dirname(os.path.dirname(HERE)), "python")
 
 BINDING = r"""
 import os, numpy as np, gemmkit
@@ -51,18 +52,25 @@ print("done")
 """
 
 
-def run(name, code, env):
+def scenario(code, env):
+    """Run `code` in a fresh interpreter; a hang or a failure raises with its last words."""
     try:
         p = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
                            text=True, timeout=60)
     except subprocess.TimeoutExpired:
-        print("FAIL %s: hung (no exit within 60 s)" % name)
-        return
-    if p.returncode == 0 and "done" in p.stdout:
-        print("ok %s" % name)
-    else:
-        tail = (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
-        print("FAIL %s: %s" % (name, tail))
+        raise AssertionError("hung (no exit within 60 s)")
+    tail = (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
+    assert p.returncode == 0 and "done" in p.stdout, tail
+
+
+def base_env():
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        raise Skip("numpy not importable by %s" % sys.executable)
+    if not os.path.exists(LIB):
+        raise AssertionError("%s missing; build first" % LIB)
+    return dict(os.environ, GEMMKIT_NUM_THREADS="2", PYTHONPATH=PYTHONPATH)
 
 
 def numpy_takes_shared_cblas():
@@ -79,27 +87,22 @@ def numpy_takes_shared_cblas():
     return any(line.split()[-1] == "cblas_sgemm" for line in nm.splitlines() if line.split())
 
 
-def main():
-    try:
-        import numpy  # noqa: F401
-    except ImportError:
-        for n in ("fork_binding", "fork_numpy_preload"):
-            print("skip %s: numpy not importable by %s" % (n, sys.executable))
-        return
-    if not os.path.exists(LIB):
-        print("FAIL fork_binding: %s missing; build first" % LIB)
-        return
-    env = dict(os.environ, GEMMKIT_NUM_THREADS="2",
-               PYTHONPATH=os.path.join(ROOT, "python"), GEMMKIT_LIBRARY=LIB)
-    run("fork_binding", BINDING, env)
+@case
+def fork_binding():
+    scenario(BINDING, base_env())
+
+
+@case
+def fork_numpy_preload():
+    env = base_env()
     # Only a numpy that takes cblas_sgemm from a shared BLAS can be redirected by a preload
-    # (test_numpy_preload.sh checks that gemmkit serves it); elsewhere the case says so.
+    # (test_numpy_preload.sh checks that gemmkit serves it).
     if not numpy_takes_shared_cblas():
-        print("skip fork_numpy_preload: %s's numpy does not import cblas_sgemm from a shared "
-              "BLAS (bundled BLAS, e.g. a pip wheel); use Debian's python3-numpy" % sys.executable)
-        return
-    run("fork_numpy_preload", NUMPY, dict(env, LD_PRELOAD=LIB))
+        raise Skip("%s's numpy does not import cblas_sgemm from a shared BLAS (bundled BLAS, "
+                   "e.g. a pip wheel); use Debian's python3-numpy" % sys.executable)
+    env["LD_PRELOAD"] = ":".join(filter(None, [env.get("LD_PRELOAD"), LIB]))
+    scenario(NUMPY, env)
 
 
 if __name__ == "__main__":
-    main()
+    run()
