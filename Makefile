@@ -187,6 +187,11 @@ $(BUILD)/tests/%: $(BUILD)/obj/tests/%.cu.o $(TEST_COMMON_OBJ) $(HARNESS_OBJ) $(
 	$(CC) -o $@ $< $(TEST_COMMON_OBJ) $(HARNESS_OBJ) $(STLIB) $(CUDA_LIBS) $(LDLIBS)
 $(BUILD)/obj/tests/%.c.o $(TEST_COMMON_OBJ): CPPFLAGS += -Itests -Itests/common
 $(BUILD)/obj/tests/%.c.o $(TEST_COMMON_OBJ) $(HARNESS_OBJ) $(BENCH_OBJ) $(CLI_OBJ): CFLAGS += -fopenmp
+# tests/core/test_alloc_fail.c makes the library's allocations and thread calls fail one at a time:
+# the linker sends the calls to these functions to its __wrap_ versions.
+ALLOC_FAIL_WRAP := malloc calloc realloc aligned_alloc posix_memalign strdup fopen pthread_create \
+                   pthread_key_create pthread_setspecific pthread_atfork
+$(BUILD)/tests/core/test_alloc_fail: private LDLIBS += $(ALLOC_FAIL_WRAP:%=-Wl,--wrap=%)
 
 # ---- top-level jobs --------------------------------------------------------------------------
 deps:
@@ -224,3 +229,4 @@ clean:
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 -include bench/bench.mk
+-include tests/fuzz/fuzz.mk

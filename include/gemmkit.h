@@ -49,7 +49,10 @@ typedef enum gk_status {
     GK_ERR_NOT_BUILT = 10,     /* the CUDA backend was not compiled into this library */
     GK_ERR_NO_DEVICE = 11,     /* no usable CUDA device / driver */
     GK_ERR_CUDA = 12,          /* a CUDA runtime call failed; message carries CUDA's text */
-    GK_ERR_INTERNAL = 13       /* a bug in gemmkit; please report the message */
+    GK_ERR_INTERNAL = 13,      /* a bug in gemmkit; please report the message */
+    /* A, B or C is memory the CUDA device cannot access (host memory, another device's), or its
+     * allocation is too small for what the call reads or writes */
+    GK_ERR_INVALID_POINTER = 14
 } gk_status;
 
 typedef enum gk_layout { GK_ROW_MAJOR = 101, GK_COL_MAJOR = 102 } gk_layout;

@@ -28,6 +28,7 @@ class Status(enum.IntEnum):
     NO_DEVICE = 11
     CUDA = 12
     INTERNAL = 13
+    INVALID_POINTER = 14
 
 
 class GemmkitError(RuntimeError):

@@ -114,9 +114,10 @@ static inline gk_status gk_check_gemm(const char *who, gk_layout layout, gk_tran
     const int ta = transa != GK_NO_TRANS, tb = transb != GK_NO_TRANS;
     const int64_t a_min = row == ta ? m : k, b_min = row == tb ? k : n, c_min = row ? n : m;
     const int layout_ok = (layout == GK_COL_MAJOR) | row;
+    /* subtracted as unsigned: any int may arrive, and INT_MIN - 111 would overflow an int */
     const int trans_ok =
-        ((unsigned)((int)transa - (int)GK_NO_TRANS) <= (unsigned)(GK_CONJ_TRANS - GK_NO_TRANS)) &
-        ((unsigned)((int)transb - (int)GK_NO_TRANS) <= (unsigned)(GK_CONJ_TRANS - GK_NO_TRANS));
+        ((unsigned)transa - (unsigned)GK_NO_TRANS <= (unsigned)(GK_CONJ_TRANS - GK_NO_TRANS)) &
+        ((unsigned)transb - (unsigned)GK_NO_TRANS <= (unsigned)(GK_CONJ_TRANS - GK_NO_TRANS));
     const int sizes_ok = (uint64_t)(m | n | k | lda | ldb | ldc) < ((uint64_t)1 << 30);
     const int lds_ok =
         (lda >= a_min) & (ldb >= b_min) & (ldc >= c_min) & (lda > 0) & (ldb > 0) & (ldc > 0);

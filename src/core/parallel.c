@@ -162,6 +162,7 @@ static struct {
     atomic_int busy;      /* threads reserved by running parallel calls, callers included */
     int cpus;             /* budget for `busy` */
     int dynamic;          /* GEMMKIT_DYNAMIC: apply the oversubscription rule */
+    int forkable;         /* the fork handlers are registered (else no worker is ever made) */
 } pool = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
@@ -236,7 +237,9 @@ static void pool_init(void) {
     pool.cpus = gk_parallel_cpus();
     const char *d = getenv("GEMMKIT_DYNAMIC");
     pool.dynamic = !(d && (strcmp(d, "0") == 0 || strcmp(d, "false") == 0));
-    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+    /* Without the handlers (out of memory) a child of fork() would wait for workers it does not
+     * have: the pool then stays empty and every call runs on its caller's thread. */
+    pool.forkable = pthread_atfork(before_fork, after_fork_parent, after_fork_child) == 0;
 }
 
 /* Reserve up to `want` threads (the caller's included); at least 1. A call that finds no other
@@ -261,7 +264,7 @@ void gk_parallel(int nthreads, gk_task_fn fn, void *ctx) {
         return;
     }
     pthread_once(&pool_once, pool_init);
-    if (pool.dynamic && omp_in_parallel && omp_in_parallel()) {
+    if (!pool.forkable || (pool.dynamic && omp_in_parallel && omp_in_parallel())) {
         fn(ctx, 0, 1);
         return;
     }

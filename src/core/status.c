@@ -42,6 +42,8 @@ const char *gk_status_string(gk_status status) {
         return "CUDA error";
     case GK_ERR_INTERNAL:
         return "internal error";
+    case GK_ERR_INVALID_POINTER:
+        return "invalid pointer";
     }
     return "unknown status";
 }

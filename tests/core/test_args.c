@@ -102,8 +102,9 @@ static void invalid_layout(void) {
 }
 
 static void invalid_trans(void) {
-    const int bad[] = {0, 110, 114, 'N'};
-    for (int i = 0; i < 4; i++) {
+    /* INT32_MIN and INT32_MAX: the check's shortcut must not overflow on them (tests/fuzz) */
+    const int bad[] = {0, 110, 114, 'N', INT32_MIN, INT32_MAX};
+    for (int i = 0; i < (int)(sizeof bad / sizeof *bad); i++) {
         char what[64];
         call cl = good;
         cl.ta = (gk_trans)bad[i];

@@ -2,7 +2,8 @@
  * test_sgemm_semantics.c — the BLAS corner cases gemmkit.h promises for gk_sgemm, which random
  * shapes hit rarely or cannot observe: empty problems, the scale-only paths (alpha = 0, K = 0)
  * with NULL or NaN-filled operands, beta = 0 never reading C, A and B in read-only memory with
- * inaccessible pages around them, 64-bit leading dimensions, and the thread/arch settings.
+ * inaccessible pages around them, 64-bit leading dimensions (also INT64_MAX where a matrix has one
+ * line), and the thread/arch settings.
  */
 #include <math.h>
 #include <signal.h>
@@ -260,6 +261,38 @@ static void offsets_beyond_2_31(void) {
         munmap(buf[i], bytes);
 }
 
+/* Lines (columns in column-major, rows in row-major) of a stored op-operand. */
+static int64_t stored_lines(gk_layout layout, gk_trans t, int64_t op_rows, int64_t op_cols) {
+    const int tr = t != GK_NO_TRANS;
+    return layout == GK_COL_MAJOR ? (tr ? op_rows : op_cols) : (tr ? op_cols : op_rows);
+}
+
+/* A matrix of one line never steps by its leading dimension, so any ld from its minimum up to
+ * INT64_MAX is valid, and no address may be formed from it: pointer arithmetic past the address
+ * space is undefined behaviour even unused, which SANITIZE=1 reports (tests/fuzz found a second
+ * column's pointer formed for one column). Every path: tiles, vector forms, swapped, packed. */
+static void single_line_any_ld(void) {
+    static const int64_t shapes[][3] = {{1, 16, 16},   {16, 1, 16},   {16, 16, 1},   {1, 1, 40},
+                                        {1, 300, 300}, {300, 1, 300}, {200, 200, 1}, {2, 300, 300}};
+    static const char *const families[] = {"generic", "avx2", "avx512"};
+    for (int f = 0; f < 3; f++) {
+        if (gk_set_arch(families[f]) != GK_SUCCESS) continue;
+        for (int v = 0; v < 8 * (int)(sizeof shapes / sizeof *shapes); v++) {
+            const gk_layout lay = layouts[v % 2];
+            const gk_trans ta = transes[v / 2 % 2], tb = transes[v / 4 % 2];
+            const int64_t *sh = shapes[v / 8];
+            t_gemm_case cs = make_case(lay, ta, tb, sh[0], sh[1], sh[2], 1.0f, 0.5f, 0);
+            if (stored_lines(lay, ta, sh[0], sh[2]) == 1) cs.lda = INT64_MAX;
+            if (stored_lines(lay, tb, sh[2], sh[1]) == 1) cs.ldb = INT64_MAX;
+            if (stored_lines(lay, GK_NO_TRANS, sh[0], sh[1]) == 1) cs.ldc = INT64_MAX;
+            check_case(cs, 0, 0, 0, 0);
+            if (t_state.case_failed) break;
+        }
+        if (t_state.case_failed) break;
+    }
+    gk_set_arch(NULL);
+}
+
 /* gk_set_num_threads round-trips through gk_get_num_threads and gk_cpu_get_info. */
 static void num_threads_setting(void) {
     gk_cpu_info info;
@@ -310,6 +343,7 @@ int main(void) {
     RUN(beta_zero_ignores_nan_inf_in_c);
     RUN(a_b_read_only_and_not_overread);
     RUN(offsets_beyond_2_31);
+    RUN(single_line_any_ld);
     RUN(num_threads_setting);
     RUN(arch_selection);
     return t_finish();

@@ -3,16 +3,27 @@
  * on awkward shapes (sizes 1..600 that are not multiples of any tile, K = 1, tall and wide), both
  * layouts and all transposition pairs (the dispatcher's workspace path), alpha/beta special cases
  * with NaN-poisoned C, C inside guard zones with ld larger than needed, the default-kernel entry
- * point, argument errors (C untouched), contexts and streams.
+ * point, argument errors (C untouched), contexts and streams, and the checks before queueing
+ * (docs/cuda.md, "Errors"): host memory, another device's memory, allocations too short, managed
+ * and mapped host memory accepted, graph capture, the GEMMKIT_CUDA_CHECKS=0 switch, and a real
+ * kernel fault (in forked children) reported as a sticky error of earlier work.
  *
  * Data and checks come from tests/common/ref.h (float64 reference, K-scaled bound with the
  * kernel's input_rounding, sentinels around C, NaN in the ld gaps of A and B). Without a device
- * every case reports "skip". `--small` runs only small shapes, for compute-sanitizer.
+ * every case reports "skip". `--small` runs only small shapes, for compute-sanitizer, without the
+ * deliberate fault. `--call-cost` runs no test: it prints what the checks cost per call.
  */
+#include <cuda.h> /* the driver's pointer-query types, for the allocation-range cases */
 #include <cuda_runtime.h>
+#include <errno.h>
 #include <math.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "cuda/registry.h"
@@ -24,6 +35,12 @@ extern "C" {
 static int g_small;       /* --small: sanitizer-sized problems only */
 static int g_have_device; /* gk_cuda_available() at start */
 static gk_cuda_ctx *g_ctx;
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 #define NEED_DEVICE()                                                                              \
     do {                                                                                           \
@@ -407,6 +424,85 @@ static void streams_and_device(void) {
     cudaStreamDestroy(s1), cudaStreamDestroy(s2);
 }
 
+/* A workspace that cannot be allocated: with the device's memory used up (cudaMalloc in halving
+ * chunks until not even 64 KiB more fits), a call with both operands transposed on a fresh
+ * context, whose workspace holds their copies, returns GK_ERR_OUT_OF_MEMORY naming the workspace
+ * and queues nothing (C bit-identical); with the memory given back the same context runs it
+ * correctly. The emulated runtime (tests/cuda/emu) has a small device memory, so CI runs it too. */
+static void workspace_out_of_memory(void) {
+    NEED_DEVICE();
+#ifndef GK_CUDA_EMULATED
+    if (g_small) T_SKIP("fills the device's memory, which compute-sanitizer needs too");
+#endif
+    t_gemm_case cs = simple_case(GK_COL_MAJOR, GK_TRANS, GK_TRANS, 200, 150, 120, 1.0f, 0.5f);
+    t_rng r = {777};
+    t_gemm_data d;
+    T_REQUIRE(!t_gemm_data_init(&d, &cs, &r), "out of host memory");
+    const size_t ab = (size_t)d.a_len * 4, bb = (size_t)d.b_len * 4, cb = (size_t)d.c_len * 4;
+    float *da = NULL, *db = NULL, *dc = NULL, *back = (float *)malloc(cb);
+    gk_cuda_ctx *ctx = NULL;
+    enum { MAX_HOG = 4096 };
+    static void *hog[MAX_HOG], *hog_async[MAX_HOG];
+    int nh = 0, nh_async = 0;
+    char msg[400];
+    if (!back || cudaMalloc(&da, ab) || cudaMalloc(&db, bb) || cudaMalloc(&dc, cb) ||
+        cudaMemcpy(da, d.a, ab, cudaMemcpyHostToDevice) ||
+        cudaMemcpy(db, d.b, bb, cudaMemcpyHostToDevice) ||
+        cudaMemcpy(dc, d.c_buf, cb, cudaMemcpyHostToDevice) || cudaDeviceSynchronize() ||
+        gk_cuda_create(&ctx, 0, NULL) != GK_SUCCESS) {
+        T_CHECK(0, "setup failed: %s", gk_last_error());
+    } else {
+#ifndef GK_CUDA_EMULATED
+        /* memory the stream-ordered pool kept would serve the workspace */
+        cudaMemPool_t pool;
+        if (cudaDeviceGetDefaultMemPool(&pool, 0) == cudaSuccess) cudaMemPoolTrimTo(pool, 0);
+#endif
+        for (size_t chunk = (size_t)1 << 34; chunk >= ((size_t)64 << 10) && nh < MAX_HOG;) {
+            if (cudaMalloc(&hog[nh], chunk) == cudaSuccess) {
+                nh++;
+            } else {
+                (void)cudaGetLastError();
+                chunk /= 2;
+            }
+        }
+#ifndef GK_CUDA_EMULATED
+        /* and what the stream-ordered pool still holds (the workspace comes from it) */
+        for (size_t chunk = (size_t)1 << 34; chunk >= ((size_t)64 << 10) && nh_async < MAX_HOG;) {
+            if (cudaMallocAsync(&hog_async[nh_async], chunk, 0) == cudaSuccess) {
+                nh_async++;
+            } else {
+                (void)cudaGetLastError();
+                chunk /= 2;
+            }
+        }
+        cudaStreamSynchronize(0);
+#endif
+        const gk_status st =
+            gk_cuda_sgemm(ctx, cs.layout, cs.ta, cs.tb, cs.m, cs.n, cs.k, cs.alpha, da, cs.lda, db,
+                          cs.ldb, cs.beta, dc + (d.c - d.c_buf), cs.ldc);
+        T_CHECK(st == GK_ERR_OUT_OF_MEMORY && strstr(gk_last_error(), "workspace"),
+                "device memory used up: status %s (%s)", gk_status_string(st), gk_last_error());
+        while (nh > 0)
+            cudaFree(hog[--nh]);
+        while (nh_async > 0)
+            cudaFreeAsync(hog_async[--nh_async], 0);
+        T_CHECK(cudaDeviceSynchronize() == cudaSuccess &&
+                    cudaMemcpy(back, dc, cb, cudaMemcpyDeviceToHost) == cudaSuccess &&
+                    !memcmp(back, d.c0_buf, cb),
+                "C changed by the call that could not get its workspace");
+        T_CHECK(!run_on_device(ctx, USE_DEFAULT, &d, 0.0, 0, msg, sizeof msg),
+                "the same context with memory back: %s", msg);
+    }
+    while (nh > 0)
+        cudaFree(hog[--nh]);
+    while (nh_async > 0)
+        cudaFreeAsync(hog_async[--nh_async], 0);
+    gk_cuda_destroy(ctx);
+    cudaFree(da), cudaFree(db), cudaFree(dc);
+    free(back);
+    t_gemm_data_free(&d);
+}
+
 /* Id of the registry kernel called `name`, -1 if there is none. */
 static int kernel_named(const char *name) {
     gk_cuda_kernel_info info;
@@ -457,6 +553,738 @@ static void stream_k_schedule(void) {
     }
 }
 
+/* ---- checks before queueing: operands and a broken context (docs/cuda.md, "Errors") ---------
+ * Each rejected call must name the argument, leave C bit-identical and leave the context usable
+ * (a valid call right after it must give the right result). */
+
+/* Small exact problems: integer-valued operands, so C = A B holds bit for bit in float. */
+static void fill_ints(float *x, int64_t len, int mod) {
+    for (int64_t i = 0; i < len; i++)
+        x[i] = (float)(i % mod - mod / 2);
+}
+
+/* 0 if column-major c (m x n, ldc) is exactly op(A) op(B) of the column-major stored a and b. */
+static int exact_product(int64_t m, int64_t n, int64_t k, int ta, const float *a, int64_t lda,
+                         int tb, const float *b, int64_t ldb, const float *c, int64_t ldc,
+                         char *msg, size_t len) {
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            double s = 0;
+            for (int64_t p = 0; p < k; p++)
+                s += (double)(ta ? a[p + i * lda] : a[i + p * lda]) *
+                     (tb ? b[j + p * ldb] : b[p + j * ldb]);
+            if (c[i + j * ldc] != (float)s) {
+                snprintf(msg, len, "C(%lld,%lld) = %g, want %g", (long long)i, (long long)j,
+                         (double)c[i + j * ldc], s);
+                return 1;
+            }
+        }
+    return 0;
+}
+
+/* The shared context still computes correctly (it was not poisoned by what went before). */
+static int context_works(char *msg, size_t len) {
+    return one(USE_DEFAULT,
+               simple_case(GK_COL_MAJOR, GK_NO_TRANS, GK_TRANS, 19, 23, 17, 1.0f, 0.5f), 0.0, 0,
+               msg, len);
+}
+
+enum { PM = 8, PN = 6, PK = 5 }; /* the small problem: column-major NN, lda = PM, ldb = PK */
+
+/* Device copies of the small problem's A and B and a C of known contents. */
+struct small_dev {
+    float *a, *b, *c;
+    float ha[PM * PK], hb[PK * PN], hc[PM * PN];
+};
+static int small_dev_init(small_dev *s) {
+    fill_ints(s->ha, PM * PK, 7), fill_ints(s->hb, PK * PN, 5);
+    for (int i = 0; i < PM * PN; i++)
+        s->hc[i] = 1000.0f + (float)i;
+    s->a = s->b = s->c = NULL;
+    return cudaMalloc(&s->a, sizeof s->ha) || cudaMalloc(&s->b, sizeof s->hb) ||
+           cudaMalloc(&s->c, sizeof s->hc) ||
+           cudaMemcpy(s->a, s->ha, sizeof s->ha, cudaMemcpyHostToDevice) ||
+           cudaMemcpy(s->b, s->hb, sizeof s->hb, cudaMemcpyHostToDevice) ||
+           cudaMemcpy(s->c, s->hc, sizeof s->hc, cudaMemcpyHostToDevice) || cudaDeviceSynchronize();
+}
+/* 1 if the device C still holds what small_dev_init put there. */
+static int small_dev_c_untouched(const small_dev *s) {
+    float back[PM * PN];
+    return cudaDeviceSynchronize() == cudaSuccess &&
+           cudaMemcpy(back, s->c, sizeof back, cudaMemcpyDeviceToHost) == cudaSuccess &&
+           !memcmp(back, s->hc, sizeof back);
+}
+static void small_dev_free(small_dev *s) {
+    cudaFree(s->a), cudaFree(s->b), cudaFree(s->c);
+}
+
+/* Host memory as A, B or C, in both layouts and through both entry points: GK_ERR_INVALID_POINTER
+ * naming the argument as the caller passed it. Where the device reads pageable memory (HMM, ATS)
+ * the same calls are legal and must compute. A and B are not read when k == 0, so host pointers
+ * there are accepted. */
+static void host_pointers(void) {
+    NEED_DEVICE();
+    int pageable = 0;
+    cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, 0);
+    small_dev s;
+    T_REQUIRE(!small_dev_init(&s), "device setup failed");
+    float *h = (float *)calloc(64 * 64, sizeof(float));
+    T_REQUIRE(h != NULL, "out of host memory");
+    const int kid = 0; /* for gk_cuda_sgemm_kernel: step 01 runs on every device */
+    static const struct {
+        const char *name;
+        gk_layout layout;
+        int kernel_entry; /* 1: gk_cuda_sgemm_kernel */
+    } cases[] = {{"a", GK_COL_MAJOR, 0}, {"b", GK_COL_MAJOR, 0}, {"c", GK_COL_MAJOR, 0},
+                 {"a", GK_ROW_MAJOR, 0}, {"b", GK_ROW_MAJOR, 1}, {"c", GK_ROW_MAJOR, 1}};
+    char msg[400], want[120];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *name = cases[i].name,
+                   *who = cases[i].kernel_entry ? "gk_cuda_sgemm_kernel" : "gk_cuda_sgemm";
+        const float *a = name[0] == 'a' ? h : s.a, *b = name[0] == 'b' ? h : s.b;
+        float *c = name[0] == 'c' ? h : s.c;
+        const int row = cases[i].layout == GK_ROW_MAJOR;
+        /* row-major: A is PM x PK (lda = PK), B PK x PN (ldb = PN), C PM x PN (ldc = PN) */
+        const int64_t lda = row ? PK : PM, ldb = row ? PN : PK, ldc = row ? PN : PM;
+        const gk_status st =
+            cases[i].kernel_entry
+                ? gk_cuda_sgemm_kernel(g_ctx, kid, cases[i].layout, GK_NO_TRANS, GK_NO_TRANS, PM,
+                                       PN, PK, 1.0f, a, lda, b, ldb, 0.0f, c, ldc)
+                : gk_cuda_sgemm(g_ctx, cases[i].layout, GK_NO_TRANS, GK_NO_TRANS, PM, PN, PK, 1.0f,
+                                a, lda, b, ldb, 0.0f, c, ldc);
+        if (pageable) {
+            T_CHECK(st == GK_SUCCESS && cudaDeviceSynchronize() == cudaSuccess,
+                    "host %s with pageable memory access: %s", name, gk_last_error());
+        } else {
+            snprintf(want, sizeof want, "%s: %s is a host pointer (not device memory)", who, name);
+            T_CHECK(st == GK_ERR_INVALID_POINTER && strstr(gk_last_error(), want),
+                    "host %s (%s): status %s, message '%s'", name, row ? "row-major" : "col-major",
+                    gk_status_string(st), gk_last_error());
+            if (name[0] != 'c') T_CHECK(small_dev_c_untouched(&s), "C changed (host %s)", name);
+        }
+        T_CHECK(!context_works(msg, sizeof msg), "after host %s: %s", name, msg);
+    }
+    /* k == 0: C = beta C, A and B never read */
+    T_CHECK(gk_cuda_sgemm(g_ctx, GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, PM, PN, 0, 1.0f, h, PM, h,
+                          1, 1.0f, s.c, PM) == GK_SUCCESS &&
+                gk_cuda_sgemm(g_ctx, GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, PM, PN, 0, 1.0f, h, PM,
+                              h, 1, 2.0f, s.c, PM) == GK_SUCCESS,
+            "k = 0 with host A and B: %s", gk_last_error());
+    T_CHECK(cudaDeviceSynchronize() == cudaSuccess, "k = 0 run failed");
+    free(h);
+    small_dev_free(&s);
+}
+
+/* Memory of device 1 under a context on device 0: refused while peer access is off, accepted and
+ * computed once it is enabled (where the two devices can be peers). */
+static void other_device_memory(void) {
+    NEED_DEVICE();
+    int count = 0;
+    cudaGetDeviceCount(&count);
+    if (count < 2) T_SKIP("needs two devices, this machine has %d", count);
+    small_dev s;
+    T_REQUIRE(!small_dev_init(&s), "device setup failed");
+    float *b1 = NULL;
+    T_REQUIRE(cudaSetDevice(1) == cudaSuccess && cudaMalloc(&b1, sizeof s.hb) == cudaSuccess &&
+                  cudaMemcpy(b1, s.hb, sizeof s.hb, cudaMemcpyHostToDevice) == cudaSuccess &&
+                  cudaDeviceSynchronize() == cudaSuccess && cudaSetDevice(0) == cudaSuccess,
+              "setup on device 1 failed");
+    char msg[400];
+    gk_status st = gk_cuda_sgemm(g_ctx, GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, PM, PN, PK, 1.0f,
+                                 s.a, PM, b1, PK, 0.0f, s.c, PM);
+    T_CHECK(st == GK_ERR_INVALID_POINTER &&
+                strstr(gk_last_error(),
+                       "gk_cuda_sgemm: b is memory of device 1, the context is on device 0"),
+            "device 1's B: status %s, message '%s'", gk_status_string(st), gk_last_error());
+    T_CHECK(small_dev_c_untouched(&s), "C changed");
+    T_CHECK(!context_works(msg, sizeof msg), "after device 1's B: %s", msg);
+    int peer = 0;
+    cudaDeviceCanAccessPeer(&peer, 0, 1);
+    if (peer && cudaDeviceEnablePeerAccess(1, 0) == cudaSuccess) {
+        float hc[PM * PN];
+        st = gk_cuda_sgemm(g_ctx, GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, PM, PN, PK, 1.0f, s.a, PM,
+                           b1, PK, 0.0f, s.c, PM);
+        T_CHECK(st == GK_SUCCESS, "with peer access: %s", gk_last_error());
+        T_CHECK(cudaDeviceSynchronize() == cudaSuccess &&
+                    cudaMemcpy(hc, s.c, sizeof hc, cudaMemcpyDeviceToHost) == cudaSuccess &&
+                    !exact_product(PM, PN, PK, 0, s.ha, PM, 0, s.hb, PK, hc, PM, msg, sizeof msg),
+                "with peer access: %s", msg);
+        cudaDeviceDisablePeerAccess(1);
+    }
+    cudaSetDevice(1), cudaFree(b1), cudaSetDevice(0);
+    small_dev_free(&s);
+}
+
+/* The driver's idea of where the allocation holding p ends, 0 if it has none. */
+static uintptr_t allocation_end(const void *p) {
+    typedef CUresult(CUDAAPI * query_fn)(unsigned, CUpointer_attribute *, void **, CUdeviceptr);
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult found;
+    if (cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &fn, 12000, cudaEnableDefault,
+                                         &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess)
+        return 0;
+    CUdeviceptr start = 0;
+    size_t size = 0;
+    CUpointer_attribute attrs[2] = {CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                    CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+    void *data[2] = {&start, &size};
+    if (((query_fn)fn)(2, attrs, data, (CUdeviceptr)(uintptr_t)p) != CUDA_SUCCESS || start == 0)
+        return 0;
+    return (uintptr_t)(start + size);
+}
+
+/* Allocations too short for what the call reads or writes are refused with both extents in the
+ * message; an operand that ends exactly at its allocation's end is accepted and computed. */
+static void too_small_buffers(void) {
+    NEED_DEVICE();
+    enum { N = 64, BIG = 4096 };
+    float *da = NULL, *db = NULL, *small = NULL, *big = NULL;
+    T_REQUIRE(cudaMalloc(&da, N * N * 4) == cudaSuccess &&
+                  cudaMalloc(&db, N * N * 4) == cudaSuccess &&
+                  cudaMalloc(&small, 4096) == cudaSuccess &&
+                  cudaMalloc(&big, BIG * 4) == cudaSuccess && cudaMemset(da, 0, N * N * 4) == 0 &&
+                  cudaMemset(db, 0, N * N * 4) == 0 && cudaDeviceSynchronize() == cudaSuccess,
+              "cudaMalloc failed");
+    const uintptr_t small_end = allocation_end(small), a_end = allocation_end(da);
+    if (small_end == 0 || a_end == 0) T_SKIP("the driver gives no allocation ranges");
+    char msg[400], want[200];
+    const long long c_left = (long long)(small_end - (uintptr_t)small);
+    if (c_left >= N * N * 4)
+        T_SKIP("the driver reports %lld bytes for a 4096-byte cudaMalloc", c_left);
+    /* C: 64 x 64 written into 4096 bytes */
+    gk_status st = gk_cuda_sgemm(g_ctx, GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, N, N, N, 1.0f, da,
+                                 N, db, N, 0.0f, small, N);
+    snprintf(want, sizeof want,
+             "gk_cuda_sgemm: c: the allocation holding it ends %lld bytes after c, the call "
+             "writes up to %d bytes",
+             c_left, N * N * 4);
+    T_CHECK(st == GK_ERR_INVALID_POINTER && !strcmp(gk_last_error(), want),
+            "small C: status %s, message '%s', want '%s'", gk_status_string(st), gk_last_error(),
+            want);
+    T_CHECK(!context_works(msg, sizeof msg), "after small C: %s", msg);
+    /* A: a pointer 100 floats before its allocation's end */
+    const float *a_tail = (const float *)(a_end - 400);
+    st = gk_cuda_sgemm(g_ctx, GK_ROW_MAJOR, GK_NO_TRANS, GK_NO_TRANS, N, N, N, 1.0f, a_tail, N, db,
+                       N, 0.0f, big, N);
+    snprintf(want, sizeof want,
+             "gk_cuda_sgemm: a: the allocation holding it ends 400 bytes after a, the call reads "
+             "up to %d bytes",
+             N * N * 4);
+    T_CHECK(st == GK_ERR_INVALID_POINTER && !strcmp(gk_last_error(), want),
+            "short A: status %s, message '%s', want '%s'", gk_status_string(st), gk_last_error(),
+            want);
+    T_CHECK(!context_works(msg, sizeof msg), "after short A: %s", msg);
+    /* B transposed, ldb > n: it spans (k - 1) ldb + n floats. Placed to end exactly where its
+     * allocation ends it is accepted; one float later it is refused. */
+    enum { M2 = 40, N2 = 24, K2 = 16, LDB = 30, SPAN = (K2 - 1) * LDB + N2 };
+    const uintptr_t big_end = allocation_end(big);
+    float *hb = (float *)malloc(SPAN * 4), *ha = (float *)malloc(M2 * K2 * 4),
+          *hc = (float *)malloc(M2 * N2 * 4);
+    T_REQUIRE(hb && ha && hc, "out of host memory");
+    fill_ints(ha, M2 * K2, 7), fill_ints(hb, SPAN, 5);
+    float *fit = (float *)(big_end - SPAN * 4), *c2 = big; /* C at the allocation's start */
+    T_REQUIRE(big_end != 0 && big_end - (uintptr_t)big >= (uintptr_t)(SPAN + M2 * N2) * 4,
+              "allocation range");
+    cudaMemcpy(da, ha, M2 * K2 * 4, cudaMemcpyHostToDevice);
+    cudaMemcpy(fit, hb, SPAN * 4, cudaMemcpyHostToDevice);
+    st = gk_cuda_sgemm(g_ctx, GK_COL_MAJOR, GK_NO_TRANS, GK_TRANS, M2, N2, K2, 1.0f, da, M2, fit,
+                       LDB, 0.0f, c2, M2);
+    T_CHECK(st == GK_SUCCESS, "B ending at its allocation's end: %s", gk_last_error());
+    T_CHECK(cudaDeviceSynchronize() == cudaSuccess &&
+                cudaMemcpy(hc, c2, M2 * N2 * 4, cudaMemcpyDeviceToHost) == cudaSuccess &&
+                !exact_product(M2, N2, K2, 0, ha, M2, 1, hb, LDB, hc, M2, msg, sizeof msg),
+            "B ending at its allocation's end: %s", msg);
+    st = gk_cuda_sgemm(g_ctx, GK_COL_MAJOR, GK_NO_TRANS, GK_TRANS, M2, N2, K2, 1.0f, da, M2,
+                       fit + 1, LDB, 0.0f, c2, M2);
+    snprintf(want, sizeof want,
+             "gk_cuda_sgemm: b: the allocation holding it ends %d bytes after b, the call reads "
+             "up to %d bytes",
+             SPAN * 4 - 4, SPAN * 4);
+    T_CHECK(st == GK_ERR_INVALID_POINTER && !strcmp(gk_last_error(), want),
+            "B one float short: status %s, message '%s', want '%s'", gk_status_string(st),
+            gk_last_error(), want);
+    T_CHECK(!context_works(msg, sizeof msg), "after short B: %s", msg);
+    free(ha), free(hb), free(hc);
+    cudaFree(da), cudaFree(db), cudaFree(small), cudaFree(big);
+}
+
+/* Memory the device reaches though it is not device memory: managed memory, page-locked host
+ * memory mapped for the device (cudaHostAllocMapped, cudaHostRegisterMapped). Accepted and
+ * computed. Host memory registered without the mapped flag is reported as the runtime describes
+ * it: accepted if the device reaches it at the same address, else refused naming the argument. */
+static void managed_and_mapped_memory(void) {
+    NEED_DEVICE();
+    static const char *kinds[] = {"managed", "cudaHostAllocMapped", "cudaHostRegisterMapped",
+                                  "cudaHostRegister (default flags)"};
+    const size_t bytes[3] = {PM * PK * 4, PK * PN * 4, PM * PN * 4};
+    char msg[400];
+    for (int kind = 0; kind < 4; kind++) {
+        float *x[3] = {NULL, NULL, NULL};
+        int ok = 1;
+        for (int i = 0; i < 3 && ok; i++) {
+            if (kind == 0)
+                ok = cudaMallocManaged(&x[i], bytes[i], cudaMemAttachGlobal) == cudaSuccess;
+            else if (kind == 1)
+                ok = cudaHostAlloc(&x[i], bytes[i], cudaHostAllocMapped) == cudaSuccess;
+            else
+                ok = (x[i] = (float *)aligned_alloc(4096, 4096)) != NULL &&
+                     cudaHostRegister(x[i], 4096,
+                                      kind == 2 ? cudaHostRegisterMapped
+                                                : cudaHostRegisterDefault) == cudaSuccess;
+        }
+        T_CHECK(ok, "%s: allocation failed", kinds[kind]);
+        if (ok) {
+            fill_ints(x[0], PM * PK, 7), fill_ints(x[1], PK * PN, 5);
+            for (int i = 0; i < PM * PN; i++)
+                x[2][i] = NAN;
+            const gk_status st = gk_cuda_sgemm(g_ctx, GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, PM,
+                                               PN, PK, 1.0f, x[0], PM, x[1], PK, 0.0f, x[2], PM);
+            if (kind == 3 && st == GK_ERR_INVALID_POINTER) {
+                printf("note %s: refused: %s\n", kinds[kind], gk_last_error());
+                T_CHECK(strstr(gk_last_error(), "gk_cuda_sgemm: a "), "%s: message '%s'",
+                        kinds[kind], gk_last_error());
+            } else {
+                T_CHECK(st == GK_SUCCESS, "%s: %s", kinds[kind], gk_last_error());
+                T_CHECK(cudaDeviceSynchronize() == cudaSuccess &&
+                            !exact_product(PM, PN, PK, 0, x[0], PM, 0, x[1], PK, x[2], PM, msg,
+                                           sizeof msg),
+                        "%s: %s", kinds[kind], msg);
+                if (kind == 3) printf("note %s: accepted\n", kinds[kind]);
+            }
+        }
+        for (int i = 0; i < 3; i++) {
+            if (x[i] == NULL) continue;
+            if (kind == 0)
+                cudaFree(x[i]);
+            else if (kind == 1)
+                cudaFreeHost(x[i]);
+            else
+                cudaHostUnregister(x[i]), free(x[i]);
+        }
+        (void)cudaGetLastError();
+        T_CHECK(!context_works(msg, sizeof msg), "after %s: %s", kinds[kind], msg);
+    }
+}
+
+/* The checks must not break capture into a CUDA graph: the stream query they make otherwise would
+ * end a capture with an error. */
+static void graph_capture(void) {
+    NEED_DEVICE();
+#ifdef GK_CUDA_EMULATED
+    T_SKIP("the emulated runtime has no graphs");
+#else
+    small_dev s;
+    T_REQUIRE(!small_dev_init(&s), "device setup failed");
+    cudaStream_t stream;
+    T_REQUIRE(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) == cudaSuccess,
+              "cudaStreamCreate failed");
+    gk_cuda_ctx *ctx = NULL;
+    T_REQUIRE(gk_cuda_create(&ctx, 0, stream) == GK_SUCCESS, "create: %s", gk_last_error());
+    /* a first call outside the capture sizes the workspace */
+    gk_status st = gk_cuda_sgemm(ctx, GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, PM, PN, PK, 1.0f, s.a,
+                                 PM, s.b, PK, 0.0f, s.c, PM);
+    T_CHECK(st == GK_SUCCESS && cudaStreamSynchronize(stream) == cudaSuccess, "warm-up: %s",
+            gk_last_error());
+    cudaGraph_t graph = NULL;
+    cudaGraphExec_t exec = NULL;
+    cudaError_t e = cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
+    T_CHECK(e == cudaSuccess, "cudaStreamBeginCapture: %s", cudaGetErrorString(e));
+    st = gk_cuda_sgemm(ctx, GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, PM, PN, PK, 1.0f, s.a, PM, s.b,
+                       PK, 0.0f, s.c, PM);
+    T_CHECK(st == GK_SUCCESS, "call under capture: %s", gk_last_error());
+    e = cudaStreamEndCapture(stream, &graph);
+    T_CHECK(e == cudaSuccess, "cudaStreamEndCapture: %s", cudaGetErrorString(e));
+    if (e == cudaSuccess) {
+        float hc[PM * PN];
+        char msg[200];
+        cudaMemset(s.c, 0xff, sizeof hc);
+        e = cudaGraphInstantiate(&exec, graph, 0);
+        if (e == cudaSuccess) e = cudaGraphLaunch(exec, stream);
+        if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+        if (e == cudaSuccess) e = cudaMemcpy(hc, s.c, sizeof hc, cudaMemcpyDeviceToHost);
+        T_CHECK(e == cudaSuccess, "graph launch: %s", cudaGetErrorString(e));
+        T_CHECK(e != cudaSuccess ||
+                    !exact_product(PM, PN, PK, 0, s.ha, PM, 0, s.hb, PK, hc, PM, msg, sizeof msg),
+                "graph result: %s", msg);
+    }
+    (void)cudaGetLastError();
+    if (exec) cudaGraphExecDestroy(exec);
+    if (graph) cudaGraphDestroy(graph);
+    gk_cuda_destroy(ctx);
+    cudaStreamDestroy(stream);
+    small_dev_free(&s);
+#endif
+}
+
+/* GEMMKIT_CUDA_CHECKS=0 at gk_cuda_create turns the checks off for that context: valid calls
+ * still compute; in the emulation, whose device reads host memory, a host operand then runs. */
+static void checks_opt_out(void) {
+    NEED_DEVICE();
+    gk_cuda_ctx *ctx = NULL;
+    setenv("GEMMKIT_CUDA_CHECKS", "0", 1);
+    const gk_status made = gk_cuda_create(&ctx, 0, NULL);
+    unsetenv("GEMMKIT_CUDA_CHECKS");
+    T_REQUIRE(made == GK_SUCCESS, "create: %s", gk_last_error());
+    small_dev s;
+    T_REQUIRE(!small_dev_init(&s), "device setup failed");
+    char msg[200];
+    float hc[PM * PN];
+    T_CHECK(gk_cuda_sgemm(ctx, GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, PM, PN, PK, 1.0f, s.a, PM,
+                          s.b, PK, 0.0f, s.c, PM) == GK_SUCCESS &&
+                cudaDeviceSynchronize() == cudaSuccess &&
+                cudaMemcpy(hc, s.c, sizeof hc, cudaMemcpyDeviceToHost) == cudaSuccess &&
+                !exact_product(PM, PN, PK, 0, s.ha, PM, 0, s.hb, PK, hc, PM, msg, sizeof msg),
+            "unchecked valid call: %s %s", gk_last_error(), msg);
+#ifdef GK_CUDA_EMULATED
+    float host_b[PK * PN];
+    memcpy(host_b, s.hb, sizeof host_b);
+    T_CHECK(gk_cuda_sgemm(ctx, GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, PM, PN, PK, 1.0f, s.a, PM,
+                          host_b, PK, 0.0f, s.c, PM) == GK_SUCCESS,
+            "unchecked host B refused: %s", gk_last_error());
+    /* a sticky error met after the (skipped) checks, here by the workspace allocation of a
+     * transposed call, is still named as one */
+    gk_emu_sticky = cudaErrorIllegalAddress;
+    const gk_status st = gk_cuda_sgemm(ctx, GK_COL_MAJOR, GK_TRANS, GK_TRANS, PM, PN, PK, 1.0f, s.a,
+                                       PK, s.b, PN, 0.0f, s.c, PM);
+    gk_emu_sticky = cudaSuccess;
+    T_CHECK(st == GK_ERR_CUDA && strstr(gk_last_error(), "gk_cuda_sgemm: allocating the workspace "
+                                                         "failed: the CUDA context is in an error "
+                                                         "state (sticky error from earlier work: "),
+            "sticky error at the workspace: status %s, message '%s'", gk_status_string(st),
+            gk_last_error());
+#endif
+    gk_cuda_destroy(ctx);
+    small_dev_free(&s);
+}
+
+/* ---- a sticky error from earlier work -------------------------------------------------------
+ * A kernel fault leaves the process's CUDA context unusable, so each scenario runs in a child
+ * forked at the start of main, before this process touches CUDA; the child reports through a
+ * pipe: a line "ok", "skip <why>" or "FAIL <why>", then "note ..." lines.
+ *   - seen: the application synchronises and sees the fault; every later gemmkit call must say
+ *     that the context is already in an error state and that it queued nothing.
+ *   - unseen: the fault happens on another stream and nobody synchronises; calls keep coming
+ *     until one fails, and that failure must name the sticky error as one of earlier work
+ *     (before the driver knows of the fault a call succeeds: its work will never run). */
+
+#ifndef GK_CUDA_EMULATED
+__global__ void store_one(float *p) {
+    *p = 1.0f;
+}
+#endif
+
+enum { STICKY_SEEN, STICKY_UNSEEN, STICKY_MODES };
+static const char *const sticky_mode_name[STICKY_MODES] = {"seen", "unseen"};
+static char g_sticky[STICKY_MODES][2048]; /* each child's report */
+
+/* compute-sanitizer (the --small runs on a GPU) would report the deliberate fault */
+static int sticky_wanted(void) {
+#ifdef GK_CUDA_EMULATED
+    return 1;
+#else
+    return !g_small;
+#endif
+}
+
+static void sticky_child(int fd, int mode) {
+    char out[sizeof g_sticky[0]];
+    int n = 0;
+#define REPORT(...) (n += snprintf(out + n, sizeof out - (size_t)n, __VA_ARGS__))
+    gk_cuda_ctx *ctx = NULL;
+    float *d = NULL;
+    cudaStream_t other = NULL;
+    char msg[600] = "";
+    if (!gk_cuda_available()) {
+        REPORT("skip no CUDA device\n");
+    } else if (gk_cuda_create(&ctx, 0, NULL) != GK_SUCCESS ||
+               cudaMalloc(&d, 3 * 64 * 64 * sizeof(float)) != cudaSuccess ||
+               cudaMemset(d, 0, 3 * 64 * 64 * sizeof(float)) != cudaSuccess ||
+               cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking) != cudaSuccess) {
+        REPORT("FAIL setup: %s\n", gk_last_error());
+    } else if (gk_cuda_sgemm(ctx, GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, 64, 64, 64, 1.0f, d, 64,
+                             d + 4096, 64, 0.0f, d + 8192, 64) != GK_SUCCESS ||
+               cudaDeviceSynchronize() != cudaSuccess) {
+        REPORT("FAIL a valid call before the fault: %s\n", gk_last_error());
+    } else if (mode == STICKY_SEEN) {
+#ifdef GK_CUDA_EMULATED
+        gk_emu_sticky = cudaErrorIllegalAddress;
+#else
+        store_one<<<1, 1>>>((float *)(uintptr_t)8); /* the null page: an illegal address */
+#endif
+        const cudaError_t fault = cudaDeviceSynchronize();
+        /* what the runtime answers now, for docs/cuda.md */
+        cudaStreamCaptureStatus cap;
+        cudaPointerAttributes at;
+        const cudaError_t e_cap = cudaStreamIsCapturing(other, &cap);
+        const cudaError_t e_attr = cudaPointerGetAttributes(&at, d);
+        const cudaError_t e_last1 = cudaGetLastError(), e_last2 = cudaGetLastError();
+        const gk_status st = gk_cuda_sgemm(ctx, GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, 64, 64, 64,
+                                           1.0f, d, 64, d + 4096, 64, 0.0f, d + 8192, 64);
+        snprintf(msg, sizeof msg, "%s", gk_last_error());
+        float host[64];
+        const gk_status st2 = gk_cuda_sgemm_kernel(ctx, 0, GK_ROW_MAJOR, GK_NO_TRANS, GK_NO_TRANS,
+                                                   8, 8, 8, 1.0f, host, 8, d, 8, 0.0f, d + 8192, 8);
+        char want[300];
+        snprintf(want, sizeof want,
+                 "the CUDA context is already in an error state (sticky error from earlier work: "
+                 "%s",
+                 cudaGetErrorString(fault));
+        if (fault == cudaSuccess)
+            REPORT("FAIL the faulting kernel did not fail\n");
+        else if (st != GK_ERR_CUDA || !strstr(msg, "gk_cuda_sgemm: ") || !strstr(msg, want) ||
+                 !strstr(msg, "no work was queued"))
+            REPORT("FAIL gk_cuda_sgemm after the fault: status %s, message '%s'\n",
+                   gk_status_string(st), msg);
+        else if (st2 != GK_ERR_CUDA || !strstr(gk_last_error(), "gk_cuda_sgemm_kernel: ") ||
+                 !strstr(gk_last_error(), want))
+            REPORT("FAIL gk_cuda_sgemm_kernel (host A) after the fault: status %s, message '%s'\n",
+                   gk_status_string(st2), gk_last_error());
+        else
+            REPORT("ok\n");
+        REPORT("note fault: %s; then cudaStreamIsCapturing (another stream) -> %s, "
+               "cudaPointerGetAttributes -> %s, cudaGetLastError twice -> %s, %s\n",
+               cudaGetErrorName(fault), cudaGetErrorName(e_cap), cudaGetErrorName(e_attr),
+               cudaGetErrorName(e_last1), cudaGetErrorName(e_last2));
+    } else {
+#ifdef GK_CUDA_EMULATED
+        gk_emu_sticky = cudaErrorIllegalAddress;
+#else
+        store_one<<<1, 1, 0, other>>>((float *)(uintptr_t)8);
+#endif
+        gk_status st = GK_SUCCESS;
+        long calls = 0;
+        const double t0 = now_s();
+        while (st == GK_SUCCESS && now_s() - t0 < 10.0) {
+            st = gk_cuda_sgemm(ctx, GK_COL_MAJOR, GK_NO_TRANS, GK_TRANS, 64, 64, 64, 1.0f, d, 64,
+                               d + 4096, 64, 0.0f, d + 8192, 64);
+            calls++;
+        }
+        snprintf(msg, sizeof msg, "%s", gk_last_error());
+        if (st == GK_SUCCESS)
+            REPORT("FAIL %ld calls in 10 s after the fault all succeeded\n", calls);
+        else if (st != GK_ERR_CUDA || !strstr(msg, "gk_cuda_sgemm: ") ||
+                 !strstr(msg, "error state (sticky error from earlier work: "))
+            REPORT("FAIL call %ld after the fault: status %s, message '%s'\n", calls,
+                   gk_status_string(st), msg);
+        else
+            REPORT("ok\n");
+        REPORT("note call %ld after the fault (%.0f us) failed\n", calls, (now_s() - t0) * 1e6);
+    }
+    if (msg[0]) REPORT("note message: %s\n", msg);
+#undef REPORT
+    for (ssize_t off = 0, w; off < n; off += w)
+        if ((w = write(fd, out + off, (size_t)(n - off))) <= 0) break;
+}
+
+/* Fork the child for `mode` and collect its report (it must finish within a minute). */
+static void run_sticky_child(int mode) {
+    char *rep = g_sticky[mode];
+    const size_t cap = sizeof g_sticky[mode];
+    int fds[2];
+    if (pipe(fds) != 0) {
+        snprintf(rep, cap, "FAIL pipe: %s\n", strerror(errno));
+        return;
+    }
+    fflush(stdout), fflush(stderr);
+    const pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        sticky_child(fds[1], mode);
+        _exit(0);
+    }
+    close(fds[1]);
+    if (pid < 0) {
+        snprintf(rep, cap, "FAIL fork: %s\n", strerror(errno));
+        close(fds[0]);
+        return;
+    }
+    size_t got = 0;
+    struct pollfd pfd = {fds[0], POLLIN, 0};
+    const double deadline = now_s() + 60.0;
+    for (;;) {
+        const double left = deadline - now_s();
+        if (left <= 0 || poll(&pfd, 1, (int)(left * 1000) + 1) <= 0) {
+            kill(pid, SIGKILL);
+            snprintf(rep, cap, "FAIL the child did not finish within 60 s\n");
+            got = 0;
+            break;
+        }
+        const ssize_t r = read(fds[0], rep + got, cap - 1 - got);
+        if (r <= 0) break;
+        got += (size_t)r;
+    }
+    if (got) rep[got] = '\0';
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (rep[0] == '\0')
+        snprintf(rep, cap, "FAIL the child reported nothing (wait status %d)\n", status);
+}
+
+static void sticky_error(void) {
+    if (!sticky_wanted()) T_SKIP("--small (compute-sanitizer) runs leave out the deliberate fault");
+    for (int mode = 0; mode < STICKY_MODES; mode++) {
+        const char *rep = g_sticky[mode];
+        for (const char *line = strstr(rep, "\nnote "); line; line = strstr(line + 1, "\nnote "))
+            printf("note %s: %.*s\n", sticky_mode_name[mode], (int)strcspn(line + 6, "\n"),
+                   line + 6);
+        if (!strncmp(rep, "skip ", 5)) T_SKIP("%.*s", (int)strcspn(rep + 5, "\n"), rep + 5);
+        T_CHECK(!strncmp(rep, "ok\n", 3), "%s: %.*s", sticky_mode_name[mode],
+                (int)strcspn(rep, "\n"), rep);
+    }
+}
+
+/* ---- --call-cost: what the checks cost per call (docs/cuda.md, "Errors") --------------------
+ * Host time of each query the checks make, then gk_cuda_sgemm at 64^3 and 4096^3 on two contexts,
+ * one with the checks and one created with GEMMKIT_CUDA_CHECKS=0, alternating batches: the host
+ * time per call (until the call returns) and the wall time per call (until the GPU finishes the
+ * batch). Medians over the batches. Prints a table; no test lines. */
+
+static int cmp_double(const void *x, const void *y) {
+    const double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+static int call_cost(void) {
+    if (!gk_cuda_available()) {
+        printf("no CUDA device\n");
+        return 1;
+    }
+    gk_cuda_ctx *ctx[2] = {NULL, NULL}; /* [0]: checks on, [1]: off */
+    if (gk_cuda_create(&ctx[0], 0, NULL) != GK_SUCCESS) return printf("%s\n", gk_last_error()), 1;
+    setenv("GEMMKIT_CUDA_CHECKS", "0", 1);
+    gk_status st = gk_cuda_create(&ctx[1], 0, NULL);
+    unsetenv("GEMMKIT_CUDA_CHECKS");
+    if (st != GK_SUCCESS) return printf("%s\n", gk_last_error()), 1;
+    cudaDeviceProp prop;
+    cudaGetDeviceProperties(&prop, 0);
+    printf("device: %s\n", prop.name);
+
+    /* the queries, one at a time */
+    typedef CUresult(CUDAAPI * query_fn)(unsigned, CUpointer_attribute *, void **, CUdeviceptr);
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult found;
+    cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &fn, 12000, cudaEnableDefault,
+                                     &found);
+    /* what the runtime and the driver say about each kind of memory */
+    {
+        enum { BYTES = 4096 };
+        void *p[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
+        static const char *kind[6] = {"cudaMalloc 4096",          "cudaMalloc 1000",
+                                      "cudaMallocAsync 4096",     "cudaMallocManaged 4096",
+                                      "cudaHostAllocMapped 4096", "cudaHostRegister 4096"};
+        cudaMalloc(&p[0], BYTES), cudaMalloc(&p[1], 1000);
+        cudaMallocAsync(&p[2], BYTES, 0), cudaStreamSynchronize(0);
+        cudaMallocManaged(&p[3], BYTES, cudaMemAttachGlobal);
+        cudaHostAlloc(&p[4], BYTES, cudaHostAllocMapped);
+        p[5] = aligned_alloc(4096, BYTES);
+        cudaHostRegister(p[5], BYTES, cudaHostRegisterDefault);
+        for (int i = 0; i < 6; i++) {
+            cudaPointerAttributes at;
+            CUdeviceptr start = 0;
+            size_t size = 0;
+            CUpointer_attribute attrs[2] = {CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                            CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+            void *data[2] = {&start, &size};
+            const cudaError_t e = cudaPointerGetAttributes(&at, p[i]);
+            const CUresult r =
+                fn ? ((query_fn)fn)(2, attrs, data, (CUdeviceptr)(uintptr_t)p[i]) : (CUresult)-1;
+            printf("memory %-26s attributes %s type %d device %d devicePointer %s; range %d: "
+                   "start %+lld, size %zu\n",
+                   kind[i], cudaGetErrorName(e), (int)at.type, at.device,
+                   at.devicePointer == p[i] ? "= p"
+                   : at.devicePointer       ? "!= p"
+                                            : "NULL",
+                   (int)r, (long long)((uintptr_t)start - (uintptr_t)p[i]), size);
+        }
+        cudaFree(p[0]), cudaFree(p[1]), cudaFreeAsync(p[2], 0), cudaFree(p[3]);
+        cudaFreeHost(p[4]), cudaHostUnregister(p[5]), free(p[5]);
+        cudaDeviceSynchronize();
+    }
+    float *dev = NULL, host[16];
+    cudaMalloc(&dev, 4096);
+    enum { Q = 20000, QREPS = 5 };
+    static const char *qname[] = {"cudaStreamIsCapturing", "cudaStreamQuery (idle stream)",
+                                  "cudaPointerGetAttributes (device memory)",
+                                  "cudaPointerGetAttributes (host memory)",
+                                  "cuPointerGetAttributes (range start, size)"};
+    for (int q = 0; q < 5; q++) {
+        double t[QREPS];
+        for (int r = 0; r < QREPS; r++) {
+            const double t0 = now_s();
+            for (int i = 0; i < Q; i++) {
+                cudaStreamCaptureStatus cap;
+                cudaPointerAttributes at;
+                CUdeviceptr start;
+                size_t size;
+                CUpointer_attribute attrs[2] = {CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                                CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+                void *data[2] = {&start, &size};
+                switch (q) {
+                case 0:
+                    cudaStreamIsCapturing(NULL, &cap);
+                    break;
+                case 1:
+                    cudaStreamQuery(NULL);
+                    break;
+                case 2:
+                    cudaPointerGetAttributes(&at, dev);
+                    break;
+                case 3:
+                    cudaPointerGetAttributes(&at, host);
+                    break;
+                case 4:
+                    if (fn) ((query_fn)fn)(2, attrs, data, (CUdeviceptr)(uintptr_t)dev);
+                    break;
+                }
+            }
+            t[r] = (now_s() - t0) / (double)Q * 1e9;
+        }
+        printf("query %-44s %8.1f ns\n", qname[q], median(t, QREPS));
+    }
+    cudaFree(dev);
+
+    printf("%-6s %-8s %14s %14s\n", "size", "checks", "host us/call", "wall us/call");
+    static const int sizes[2] = {64, 4096};
+    for (int si = 0; si < 2; si++) {
+        const int64_t n = sizes[si];
+        const int batch = n == 64 ? 200 : 10, reps = n == 64 ? 41 : 11;
+        float *a = NULL, *b = NULL, *c = NULL;
+        const size_t bytes = (size_t)(n * n) * sizeof(float);
+        if (cudaMalloc(&a, bytes) || cudaMalloc(&b, bytes) || cudaMalloc(&c, bytes)) return 1;
+        cudaMemset(a, 0, bytes), cudaMemset(b, 0, bytes), cudaMemset(c, 0, bytes);
+        double host_t[2][64], wall_t[2][64];
+        for (int r = -2; r < reps; r++) /* two warm-up rounds */
+            for (int o = 0; o < 2; o++) {
+                const int which = (r + o) & 1; /* alternate which context goes first */
+                cudaDeviceSynchronize();
+                const double t0 = now_s();
+                for (int i = 0; i < batch; i++)
+                    if (gk_cuda_sgemm(ctx[which], GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, n, n, n,
+                                      1.0f, a, n, b, n, 0.0f, c, n) != GK_SUCCESS)
+                        return printf("%s\n", gk_last_error()), 1;
+                const double t1 = now_s();
+                cudaDeviceSynchronize();
+                const double t2 = now_s();
+                if (r >= 0) {
+                    host_t[which][r] = (t1 - t0) / batch * 1e6;
+                    wall_t[which][r] = (t2 - t0) / batch * 1e6;
+                }
+            }
+        for (int w = 0; w < 2; w++)
+            printf("%-6lld %-8s %14.2f %14.2f\n", (long long)n, w ? "off" : "on",
+                   median(host_t[w], reps), median(wall_t[w], reps));
+        cudaFree(a), cudaFree(b), cudaFree(c);
+    }
+    gk_cuda_destroy(ctx[0]), gk_cuda_destroy(ctx[1]);
+    return 0;
+}
+
 /* Without a device the backend must say so rather than crash; with one, nothing to test here. */
 static void no_device_reports(void) {
     if (g_have_device) T_SKIP("a CUDA device is present");
@@ -470,11 +1298,17 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--small"))
             g_small = 1;
+        else if (!strcmp(argv[i], "--call-cost"))
+            return call_cost();
         else {
-            fprintf(stderr, "usage: %s [--small]\n", argv[0]);
+            fprintf(stderr, "usage: %s [--small | --call-cost]\n", argv[0]);
             return 2;
         }
     }
+    /* before this process touches CUDA: the child's fault must not reach our context */
+    if (sticky_wanted())
+        for (int mode = 0; mode < STICKY_MODES; mode++)
+            run_sticky_child(mode);
     g_have_device = gk_cuda_available();
     if (g_have_device) {
         if (gk_cuda_create(&g_ctx, 0, NULL) != GK_SUCCESS) {
@@ -494,7 +1328,15 @@ int main(int argc, char **argv) {
     T_RUN(scale_only_paths);
     T_RUN(bad_arguments);
     T_RUN(streams_and_device);
+    T_RUN(workspace_out_of_memory);
     T_RUN(stream_k_schedule);
+    T_RUN(host_pointers);
+    T_RUN(other_device_memory);
+    T_RUN(too_small_buffers);
+    T_RUN(managed_and_mapped_memory);
+    T_RUN(graph_capture);
+    T_RUN(checks_opt_out);
+    T_RUN(sticky_error);
     const int n = gk_cuda_kernel_count() < MAX_KERNELS ? gk_cuda_kernel_count() : MAX_KERNELS;
     for (g_current = 0; g_current < n; g_current++) {
         gk_cuda_kernel_info info;

@@ -166,7 +166,9 @@ static void gemm_thread(void *ctx, int tid, int nth) {
 /* The packing buffer of the calling thread, kept between calls and grown to the largest call it
  * made: allocating it per call gave a fresh mapping each time (glibc maps blocks this large),
  * so every call paid page faults in all its threads and an unmap with TLB shootdowns. Each
- * user thread has its own buffer (concurrent calls still share nothing), freed at its exit. */
+ * user thread has its own buffer (concurrent calls still share nothing), freed at its exit.
+ * A process that had no thread key left for it when the first packed call came gets a buffer
+ * per call instead: slower, but no call fails for it. */
 typedef struct pack_buf {
     float *p;
     int64_t floats;
@@ -184,10 +186,13 @@ static void buf_key_init(void) {
     buf_key_ok = pthread_key_create(&buf_key, buf_free) == 0;
 }
 
-/* At least `floats` floats, 64-byte aligned, owned by this thread; NULL when out of memory. */
-static float *pack_buffer(int64_t floats) {
+/* At least `floats` floats, 64-byte aligned, owned by this thread, or without a thread key a
+ * buffer of this call's own, also stored in *own for the caller to free; NULL when out of
+ * memory. */
+static float *pack_buffer(int64_t floats, float **own) {
     pthread_once(&buf_once, buf_key_init);
-    if (!buf_key_ok) return NULL;
+    const size_t bytes = ((size_t)floats * sizeof(float) + 63) & ~(size_t)63;
+    if (!buf_key_ok) return *own = aligned_alloc(64, bytes);
     pack_buf *b = pthread_getspecific(buf_key);
     if (!b) {
         if (!(b = calloc(1, sizeof *b))) return NULL;
@@ -199,7 +204,6 @@ static float *pack_buffer(int64_t floats) {
     if (b->floats < floats) {
         free(b->p);
         b->floats = 0;
-        size_t bytes = ((size_t)floats * sizeof(float) + 63) & ~(size_t)63;
         if (!(b->p = aligned_alloc(64, bytes))) return NULL;
         b->floats = floats;
     }
@@ -210,13 +214,15 @@ gk_status gk_frame_gemm(const gk_gemm_args *g, const gk_ukr_desc *u, const gk_pa
                         int threads) {
     gemm_ctx x = {.g = g, .u = u, .pk = *pk, .threads = threads};
     const int64_t floats = threads * (pk->mc + pk->nc) * pk->kc;
-    x.pa = pack_buffer(floats);
+    float *own = NULL;
+    x.pa = pack_buffer(floats, &own);
     if (!x.pa)
         return gk_fail(GK_ERR_OUT_OF_MEMORY,
                        "gk_sgemm: cannot allocate %lld bytes of packing buffers",
                        (long long)(floats * (int64_t)sizeof(float)));
     x.pb = x.pa + threads * pk->mc * pk->kc;
     gk_parallel(threads, gemm_thread, &x);
+    free(own);
     return GK_SUCCESS;
 }
 

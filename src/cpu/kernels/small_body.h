@@ -264,7 +264,9 @@ static __attribute__((noinline)) void small_by_dots(const gk_gemm_args *g, int64
     float bt[2][GK_SMALL_DOT_CHUNK];
     for (int64_t j0 = 0; j0 < g->n; j0 += 2) {
         const int two = j0 + 1 < g->n;
-        float *restrict c0 = g->c + j0 * g->ldc, *restrict c1 = c0 + g->ldc;
+        /* c1 only when there is a second column: with one column ldc may be any size, and
+         * c0 + ldc past the address space is undefined behaviour even if never dereferenced. */
+        float *restrict c0 = g->c + j0 * g->ldc, *restrict c1 = two ? c0 + g->ldc : NULL;
         for (int64_t p0 = 0; p0 < g->k; p0 += GK_SMALL_DOT_CHUNK) {
             const int64_t pl = g->k - p0 < GK_SMALL_DOT_CHUNK ? g->k - p0 : GK_SMALL_DOT_CHUNK;
             small_copy_bcol(g, j0, p0, pl, bt[0]);

@@ -1,9 +1,12 @@
 /*
  * context.cu — the CUDA context (device, stream, device properties, workspace), device discovery
  * and the mapping of CUDA runtime errors onto gk_status. A context never synchronises: work is
- * ordered on its stream, and even the workspace is grown and freed in stream order.
+ * ordered on its stream, and even the workspace is grown and freed in stream order. It also
+ * records what the pre-launch checks (checks.cu) need: whether they are on, whether the device
+ * reads pageable host memory, and the driver's pointer query.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cuda/core/core.h"
 #include "cuda/gemm/kernel.cuh"
@@ -12,9 +15,29 @@ gk_status gk_cuda_status(const char *who, const char *call, cudaError_t err) {
     /* Reading the error resets the runtime's last error unless it is sticky (a kernel fault),
      * in which case every later call fails too and says so. */
     (void)cudaGetLastError();
+    if (gk_cuda_is_sticky(err))
+        return gk_fail(GK_ERR_CUDA,
+                       "%s: %s failed: the CUDA context is in an error state (sticky error from "
+                       "earlier work: %s (%s)); every later CUDA call of this process fails",
+                       who, call, cudaGetErrorString(err), cudaGetErrorName(err));
     const gk_status st = err == cudaErrorMemoryAllocation ? GK_ERR_OUT_OF_MEMORY : GK_ERR_CUDA;
     return gk_fail(st, "%s: %s failed: %s (%s)", who, call, cudaGetErrorString(err),
                    cudaGetErrorName(err));
+}
+
+/* The driver's pointer query for the allocation-extent check, NULL where this driver cannot give
+ * it (the check is then skipped). Version 12000 asks for the function's current ABI, which every
+ * driver that runs this CUDA 12+ runtime has. */
+static gk_cu_pointer_get_attributes driver_pointer_attributes(void) {
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &fn, 12000, cudaEnableDefault,
+                                         &found) != cudaSuccess ||
+        found != cudaDriverEntryPointSuccess) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    return (gk_cu_pointer_get_attributes)fn;
 }
 
 int gk_cuda_available(void) {
@@ -44,12 +67,16 @@ gk_status gk_cuda_create(gk_cuda_ctx **ctx, int device, void *stream) {
     gk_device_guard guard(device);
     if (guard.error() != cudaSuccess)
         return gk_cuda_status("gk_cuda_create", "cudaSetDevice", guard.error());
-    int major = 0, minor = 0, sms = 0, pools = 0;
+    int major = 0, minor = 0, sms = 0, pools = 0, pageable = 0;
     if ((err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device)) ||
         (err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device)) ||
         (err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device)) ||
-        (err = cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device)))
+        (err = cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device)) ||
+        (err = cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device)))
         return gk_cuda_status("gk_cuda_create", "cudaDeviceGetAttribute", err);
+    /* Read once here, not per call: the checks' switch is the context's, and getenv on every
+     * call would race with a caller's setenv. */
+    const char *checks = getenv("GEMMKIT_CUDA_CHECKS");
 
     gk_cuda_ctx *c = (gk_cuda_ctx *)calloc(1, sizeof *c);
     if (c == NULL) return gk_fail(GK_ERR_OUT_OF_MEMORY, "gk_cuda_create: out of host memory");
@@ -58,6 +85,9 @@ gk_status gk_cuda_create(gk_cuda_ctx **ctx, int device, void *stream) {
     c->sm = major * 10 + minor;
     c->sm_count = sms;
     c->async_alloc = pools != 0;
+    c->checks = !(checks != NULL && strcmp(checks, "0") == 0);
+    c->pageable_access = pageable != 0;
+    c->pointer_attributes = c->checks ? driver_pointer_attributes() : NULL;
     *ctx = c;
     return GK_SUCCESS;
 }
@@ -118,11 +148,12 @@ gk_status gk_cuda_workspace(gk_cuda_ctx *ctx, size_t bytes, const char *who) {
     }
     if (err != cudaSuccess) return gk_cuda_status(who, "allocating the workspace", err);
     ctx->work = (float *)p;
-    ctx->work_bytes = want;
     /* Kernel scratch starts with counters that must be zero (gemm/kernel.cuh); kernels keep them
-     * so. */
+     * so. Its size counts only once the clearing is queued: if that fails, the next call replaces
+     * the buffer instead of using counters that may not be zero. */
     err = cudaMemsetAsync(p, 0, want < GK_SCRATCH_FLAG_BYTES ? want : GK_SCRATCH_FLAG_BYTES,
                           ctx->stream);
     if (err != cudaSuccess) return gk_cuda_status(who, "clearing the workspace", err);
+    ctx->work_bytes = want;
     return GK_SUCCESS;
 }

@@ -2,16 +2,22 @@
  * core.h — internals of the CUDA backend shared by its files: the context, the error mapping
  * from cudaError_t to gk_status, the device guard, the workspace, and the helper kernels
  * (transpose into the workspace, C = beta * C) that the dispatcher launches around a registry
- * kernel.
+ * kernel, and the checks made before anything is queued (checks.cu).
  */
 #ifndef GK_CUDA_CORE_H
 #define GK_CUDA_CORE_H
 
+#include <cuda.h> /* driver API types only: driver functions are reached through cudart */
 #include <cuda_runtime.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "core/internal.h"
+
+/* The driver's cuPointerGetAttributes, resolved through cudaGetDriverEntryPointByVersion: the
+ * library links cudart statically and never libcuda itself. */
+typedef CUresult(CUDAAPI *gk_cu_pointer_get_attributes)(unsigned count, CUpointer_attribute *attrs,
+                                                        void **data, CUdeviceptr ptr);
 
 /* One context serves one device and one stream. It is not locked: a context must not be used by
  * two threads at once (create one per thread); distinct contexts are independent. */
@@ -24,11 +30,28 @@ struct gk_cuda_ctx {
     float *work;     /* kernel scratch, then transposed copies of A and/or B; grown on demand,
                       * never shrunk; its first GK_SCRATCH_FLAG_BYTES are kept zero */
     size_t work_bytes;
+    int checks;          /* check the context and the operands before queueing (checks.cu); off
+                          * when GEMMKIT_CUDA_CHECKS=0 at gk_cuda_create */
+    int pageable_access; /* the device reads pageable host memory (HMM, ATS) */
+    gk_cu_pointer_get_attributes pointer_attributes; /* NULL: no allocation-extent check */
 };
 
 /* Record a failed CUDA call as GK_ERR_CUDA (GK_ERR_OUT_OF_MEMORY for allocation failures) with
- * CUDA's own text, and clear the runtime's non-sticky last error so it cannot be reported twice. */
+ * CUDA's own text, saying so when the error is a sticky one (the context is unusable), and clear
+ * the runtime's non-sticky last error so it cannot be reported twice. */
 gk_status gk_cuda_status(const char *who, const char *call, cudaError_t err);
+
+/* 1 for the errors after which the CUDA context stays unusable (a kernel fault: every later call
+ * of the process returns the same error), as the runtime's documentation lists them. */
+int gk_cuda_is_sticky(cudaError_t err);
+
+/* The checks before a call queues anything (checks.cu): the context is not already in a sticky
+ * error state, and each operand the call touches is memory the context's device can access, in
+ * an allocation long enough for the extent the call touches. `row_major` names the operands as
+ * the caller passed them (the normalised problem swaps A and B). The context's device must be
+ * current. */
+gk_status gk_cuda_check_call(const gk_cuda_ctx *ctx, const char *who, int row_major,
+                             const gk_gemm_args *g);
 
 /* Make `device` current for the lifetime of the guard and restore the caller's device after, so
  * a gemmkit call never changes which device the calling thread's later CUDA calls go to. */

@@ -11,6 +11,10 @@
  * aligned vector loads on it. Kernels that declare scratch memory (the stream-K slots of the
  * production launcher, ladder step 15) get it from the front of the same workspace.
  *
+ * Before anything is queued, checks.cu makes sure the context is usable and each operand is memory
+ * the device can reach, in an allocation long enough (unless the context was created with
+ * GEMMKIT_CUDA_CHECKS=0).
+ *
  * Everything is asynchronous on the context's stream: the call returns after queueing the work,
  * and errors raised while the kernel runs surface at the caller's next synchronisation.
  */
@@ -42,9 +46,13 @@ static gk_status run(gk_cuda_ctx *ctx, int kernel_id, const char *who, gk_layout
 
     gk_device_guard guard(ctx->device);
     if (guard.error() != cudaSuccess) return gk_cuda_status(who, "cudaSetDevice", guard.error());
+    if (gk_gemm_is_scale_only(&g) && g.beta == 1.0f) return GK_SUCCESS; /* nothing to touch */
+    if (ctx->checks) {
+        st = gk_cuda_check_call(ctx, who, layout == GK_ROW_MAJOR, &g);
+        if (st != GK_SUCCESS) return st;
+    }
     cudaError_t err;
     if (gk_gemm_is_scale_only(&g)) {
-        if (g.beta == 1.0f) return GK_SUCCESS;
         err = gk_cuda_scale(g.c, g.m, g.n, g.ldc, g.beta, ctx->stream);
         return err == cudaSuccess ? GK_SUCCESS : gk_cuda_status(who, "scale kernel launch", err);
     }
