@@ -5,6 +5,7 @@
 #                   into $(BUILD)/bench-results; BENCH_ARGS="--quick --out DIR" passes options
 #   make test       build, then run every test; ends with "N passed, N failed, N skipped"
 #   make test SANITIZE=1   the same under ASan + UBSan (CPU only; build-san/)
+#   make fuzz       the libFuzzer target over the entry points (tests/fuzz/fuzz.mk; clang)
 #   make install PREFIX=/usr/local
 #
 # Sources are found by wildcard, so adding a file needs no edit here. Per-file ISA flags follow
@@ -119,7 +120,7 @@ cli: $(CLI)
 tests: $(TEST_BINS)
 
 help:
-	@sed -n '2,13p' Makefile
+	@sed -n '2,14p' Makefile
 
 # ---- flags stamps ----------------------------------------------------------------------------
 # Every object depends on a file holding the flags it was compiled with (one for C, one for CUDA),

@@ -253,8 +253,8 @@ static void check_agrees_across_shortcut(void) {
 }
 
 static void status_strings(void) {
-    const char *seen[GK_ERR_INTERNAL + 1];
-    for (int s = GK_SUCCESS; s <= GK_ERR_INTERNAL; s++) {
+    const char *seen[GK_ERR_INVALID_POINTER + 1];
+    for (int s = GK_SUCCESS; s <= GK_ERR_INVALID_POINTER; s++) {
         const char *str = gk_status_string((gk_status)s);
         T_REQUIRE(str && str[0], "gk_status_string(%d) is empty", s);
         for (int o = 0; o < s; o++)
