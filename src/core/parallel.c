@@ -25,7 +25,6 @@
  */
 #include "core/parallel.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -49,9 +48,9 @@
 /* Present when the process has an OpenMP runtime loaded; NULL otherwise. */
 extern int omp_in_parallel(void) __attribute__((weak));
 
-/* How long a waiting thread spins before it sleeps: about as long as GNU OpenMP's default
- * (between 5 and 10 ms on the development VM), because waking a sleeping thread there costs
- * 20-40 us, a whole small GEMM (docs/cpu.md, "Threads"). */
+/* How long a waiting thread spins before it sleeps: about as long as GNU OpenMP's default,
+ * because waking a sleeping thread costs as much as a whole small GEMM on a VM (figures in
+ * docs/decisions.md, "Threads"). */
 #define SPIN_NS 8000000
 
 /* ---- futex-style wait and wake on one 32-bit word ------------------------------------------ */
@@ -296,9 +295,9 @@ void gk_parallel(int nthreads, gk_task_fn fn, void *ctx) {
         wait_done(&t.done);
         /* Pushed last to first, so that the next call takes them in the same order and each
          * part number lands on the thread that ran it before, whose caches hold that part's
-         * blocks of A, B and C (reversing the order every call cost a third of a 16-thread
-         * 192^3 call). A worker may not be waiting yet when it is taken again: its next part
-         * is posted to its wait word, which it reads when it gets there. */
+         * blocks of A, B and C (docs/decisions.md, "Threads", for what the order cost). A worker
+         * may not be waiting yet when it is taken again: its next part is posted to its wait word,
+         * which it reads when it gets there. */
         pthread_mutex_lock(&pool.lock);
         for (int i = got - 1; i >= 0; i--) {
             w[i]->next_idle = pool.idle;
