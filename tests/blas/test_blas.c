@@ -7,33 +7,12 @@
  * cblas_xerbla, as the netlib testers do, which also checks that they replace gemmkit's.
  */
 #include "blas/cblas_abi.h"
+#include "blas_handlers.h"
 #include "check.h"
 #include "ref.h"
 
 #include <math.h>
 #include <stdlib.h>
-
-static int f77_calls, f77_info;
-static char f77_name[16];
-static int c_calls, c_info;
-static char c_rout[32];
-
-void xerbla_(const char *srname, const int *info, size_t len) {
-    f77_calls++;
-    f77_info = *info;
-    snprintf(f77_name, sizeof f77_name, "%.*s", (int)len, srname);
-}
-
-void cblas_xerbla(int p, const char *rout, const char *form, ...) {
-    (void)form;
-    c_calls++;
-    c_info = p;
-    snprintf(c_rout, sizeof c_rout, "%s", rout);
-}
-
-static void reset_handlers(void) {
-    f77_calls = f77_info = c_calls = c_info = 0;
-}
 
 /* One illegal Fortran call and the position reference SGEMM reports for it. */
 typedef struct {
@@ -69,7 +48,7 @@ static void f77_errors(void) {
     const float alpha = 1.0f, beta = 0.0f;
     for (size_t i = 0; i < sizeof f77_cases / sizeof f77_cases[0]; i++) {
         const f77_case *t = &f77_cases[i];
-        reset_handlers();
+        blas_handlers_reset();
         sgemm_(&t->ta, &t->tb, &t->m, &t->n, &t->k, &alpha, a, &t->lda, b, &t->ldb, &beta, c,
                &t->ldc, 1, 1);
         T_CHECK(f77_calls == 1 && f77_info == t->info,
@@ -123,7 +102,7 @@ static void cblas_errors(void) {
     float a[4] = {0}, b[4] = {0}, c[4] = {7, 7, 7, 7};
     for (size_t i = 0; i < sizeof c_cases / sizeof c_cases[0]; i++) {
         const c_case *t = &c_cases[i];
-        reset_handlers();
+        blas_handlers_reset();
         cblas_sgemm((enum CBLAS_ORDER)t->order, (enum CBLAS_TRANSPOSE)t->ta,
                     (enum CBLAS_TRANSPOSE)t->tb, t->m, t->n, t->k, 1.0f, a, t->lda, b, t->ldb, 0.0f,
                     c, t->ldc);
@@ -159,7 +138,7 @@ static void check_one(int use_cblas, gk_layout layout, char ta, char tb, int m, 
     memcpy(c, c0, nc * sizeof *c);
     const gk_trans gta = nota ? GK_NO_TRANS : GK_TRANS, gtb = notb ? GK_NO_TRANS : GK_TRANS;
     t_ref_sgemm(layout, gta, gtb, m, n, k, alpha, a, lda1, b, ldb1, beta, c0, ldc1, r, s);
-    reset_handlers();
+    blas_handlers_reset();
     if (use_cblas)
         cblas_sgemm(row ? CblasRowMajor : CblasColMajor, nota ? CblasNoTrans : CblasTrans,
                     notb ? CblasNoTrans : CblasTrans, m, n, k, alpha, a, lda1, b, ldb1, beta, c,
@@ -211,7 +190,7 @@ static void quick_returns(void) {
     const float fzero = 0.0f, fone = 1.0f, ftwo = 2.0f;
     float nan_ab[4] = {NAN, NAN, NAN, NAN};
     float c[4] = {NAN, 1, 2, 3};
-    reset_handlers();
+    blas_handlers_reset();
     /* alpha = 0, beta = 1: C untouched, A/B never read (NaN would poison C). */
     sgemm_("N", "N", &two, &two, &two, &fzero, nan_ab, &two, nan_ab, &two, &fone, c, &two, 1, 1);
     T_CHECK(isnan(c[0]) && c[1] == 1 && c[2] == 2 && c[3] == 3, "alpha=0 beta=1 changed C");
@@ -238,7 +217,7 @@ static void null_c_is_refused(void) {
     const int two = 2;
     const float fone = 1.0f;
     float a[4] = {1, 2, 3, 4};
-    reset_handlers();
+    blas_handlers_reset();
     sgemm_("N", "N", &two, &two, &two, &fone, a, &two, a, &two, &fone, NULL, &two, 1, 1);
     T_CHECK(f77_calls == 0, "xerbla_ called for a NULL C");
     T_CHECK(strstr(gk_last_error(), "c is NULL") != NULL, "gk_last_error() = '%s'",

@@ -62,6 +62,7 @@
 #include "core/internal.h"
 #include "gemmkit.h"
 #include "harness/harness.h"
+#include "tests/common/blas_handlers.h"
 
 /* Floats of sentinels before and after C's span. */
 enum { GUARD = 16 };
@@ -394,24 +395,6 @@ static int rule_cblas(const call *c) {
     return info ? info + 1 : 0;
 }
 
-/* ---- the BLAS error handlers (replace the library's weak ones) ----------------------------- */
-
-static int f77_calls, f77_info, c_calls, c_info;
-static char f77_name[16], c_rout[32];
-
-void xerbla_(const char *srname, const int *info, size_t len) {
-    f77_calls++;
-    f77_info = *info;
-    snprintf(f77_name, sizeof f77_name, "%.*s", (int)len, srname);
-}
-
-void cblas_xerbla(int p, const char *rout, const char *form, ...) {
-    (void)form;
-    c_calls++;
-    c_info = p;
-    snprintf(c_rout, sizeof c_rout, "%s", rout);
-}
-
 /* ---- buffers ------------------------------------------------------------------------------- */
 
 static float qnan_sentinel(int64_t idx) {
@@ -682,7 +665,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (gk_set_arch(family_name[c.family]) != GK_SUCCESS) {
         CHECK(gk_set_arch(NULL) == GK_SUCCESS, "gk_set_arch(NULL)");
     }
-    f77_calls = f77_info = c_calls = c_info = 0;
+    blas_handlers_reset();
     switch (c.entry) {
     case E_GK: {
         const gk_status s = gk_sgemm((gk_layout)c.layout, (gk_trans)c.ta, (gk_trans)c.tb, c.m, c.n,
