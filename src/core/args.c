@@ -13,19 +13,6 @@ static int trans_ok(gk_trans t) {
     return t == GK_NO_TRANS || t == GK_TRANS || t == GK_CONJ_TRANS;
 }
 
-/* Bytes spanned by a column-major rows x cols matrix with leading dimension ld, or -1 on overflow.
- * The span is ((cols - 1) * ld + rows) elements; it must fit in a ptrdiff_t. Checked with the
- * overflow builtins: the three 64-bit divisions this took before were a fifth of a 4x4x4 call. */
-static int64_t span_bytes(int64_t rows, int64_t cols, int64_t ld) {
-    if (rows == 0 || cols == 0) return 0;
-    int64_t elems, bytes;
-    if (__builtin_mul_overflow(cols - 1, ld, &elems) ||
-        __builtin_add_overflow(elems, rows, &elems) ||
-        __builtin_mul_overflow(elems, (int64_t)sizeof(float), &bytes) || bytes > PTRDIFF_MAX)
-        return -1;
-    return bytes;
-}
-
 /* The first failing argument in a fixed order, with its message; GK_SUCCESS if none. */
 static gk_status find_error(const char *who, gk_layout layout, gk_trans transa, gk_trans transb,
                             int64_t m, int64_t n, int64_t k, float alpha, const float *a,
@@ -69,13 +56,13 @@ static gk_status find_error(const char *who, gk_layout layout, gk_trans transa, 
     if (reads_ab && b == NULL) return gk_fail(GK_ERR_NULL_POINTER, "%s: b is NULL", who);
 
     /* Column-major view of each stored matrix: (contiguous extent) x (other extent). */
-    if (span_bytes(row ? a_cols : a_rows, row ? a_rows : a_cols, lda) < 0)
+    if (gk_span_bytes(row ? a_cols : a_rows, row ? a_rows : a_cols, lda) < 0)
         return gk_fail(GK_ERR_OVERFLOW, "%s: a (%lld x %lld, lda=%lld) overflows the address space",
                        who, (long long)a_rows, (long long)a_cols, (long long)lda);
-    if (span_bytes(row ? b_cols : b_rows, row ? b_rows : b_cols, ldb) < 0)
+    if (gk_span_bytes(row ? b_cols : b_rows, row ? b_rows : b_cols, ldb) < 0)
         return gk_fail(GK_ERR_OVERFLOW, "%s: b (%lld x %lld, ldb=%lld) overflows the address space",
                        who, (long long)b_rows, (long long)b_cols, (long long)ldb);
-    if (span_bytes(row ? n : m, row ? m : n, ldc) < 0)
+    if (gk_span_bytes(row ? n : m, row ? m : n, ldc) < 0)
         return gk_fail(GK_ERR_OVERFLOW, "%s: c (%lld x %lld, ldc=%lld) overflows the address space",
                        who, (long long)m, (long long)n, (long long)ldc);
     return GK_SUCCESS;

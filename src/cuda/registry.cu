@@ -4,6 +4,7 @@
  * (file in ladder/) that introduces it, as step 15 does for the stream-K launcher. The CLI, tests,
  * benchmark and docs pick the list up from this table.
  */
+#include "cuda/ladder/ladder.h"
 #include "cuda/registry.h"
 
 #include "gemmkit.h"

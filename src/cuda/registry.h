@@ -7,7 +7,7 @@
 #define GK_CUDA_REGISTRY_H
 
 #include "cuda/gemm/kernel.cuh"
-#include "cuda/ladder/ladder.h"
+#include "cuda/gemm/kernel.cuh"
 
 struct gk_kernel_entry {
     const char *name;      /* file stem in src/cuda/ladder/ */

@@ -132,27 +132,22 @@ static gk_status check_operand(const gk_cuda_ctx *ctx, const char *who, const ch
     return GK_SUCCESS;
 }
 
-/* Bytes a column-major rows x cols matrix with leading dimension ld spans (gk_check_gemm has
- * already ruled out overflow). */
-static int64_t span(int64_t rows, int64_t cols, int64_t ld) {
-    return rows == 0 || cols == 0 ? 0 : ((cols - 1) * ld + rows) * (int64_t)sizeof(float);
-}
-
 gk_status gk_cuda_check_call(const gk_cuda_ctx *ctx, const char *who, int row_major,
                              const gk_gemm_args *g) {
     gk_status st = check_context(ctx, who);
     if (st != GK_SUCCESS) return st;
     if (!gk_gemm_is_scale_only(g)) {
-        /* the normalised A is the caller's B in a row-major call; check in the caller's order */
+        /* the normalised A is the caller's B in a row-major call; check in the caller's order
+         * (gk_check_gemm has ruled out a span that overflows) */
         struct {
             const char *name;
             const float *p;
             int64_t bytes;
         } ops[2] = {
             {row_major ? "b" : "a", g->a,
-             g->transa ? span(g->k, g->m, g->lda) : span(g->m, g->k, g->lda)},
+             g->transa ? gk_span_bytes(g->k, g->m, g->lda) : gk_span_bytes(g->m, g->k, g->lda)},
             {row_major ? "a" : "b", g->b,
-             g->transb ? span(g->n, g->k, g->ldb) : span(g->k, g->n, g->ldb)},
+             g->transb ? gk_span_bytes(g->n, g->k, g->ldb) : gk_span_bytes(g->k, g->n, g->ldb)},
         };
         const int first = row_major ? 1 : 0;
         for (int i = 0; i < 2; i++) {
@@ -161,5 +156,5 @@ gk_status gk_cuda_check_call(const gk_cuda_ctx *ctx, const char *who, int row_ma
             if (st != GK_SUCCESS) return st;
         }
     }
-    return check_operand(ctx, who, "c", g->c, span(g->m, g->n, g->ldc), 1);
+    return check_operand(ctx, who, "c", g->c, gk_span_bytes(g->m, g->n, g->ldc), 1);
 }

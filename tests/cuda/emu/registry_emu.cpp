@@ -3,6 +3,7 @@
  * steps (run through the host emulation) and an entry demanding sm_100, which the emulated sm_90
  * device must refuse with GK_ERR_UNSUPPORTED. Replaces src/cuda/registry.cu in that build only.
  */
+#include "cuda/ladder/ladder.h"
 #include "cuda/registry.h"
 
 static const gk_kernel_entry entries[] = {
