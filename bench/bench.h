@@ -86,7 +86,7 @@ enum { BENCH_LADDER_MAX_SIZES = 64 };
 typedef struct bench_ladder_opts {
     int nsizes;
     int64_t sizes[BENCH_LADDER_MAX_SIZES]; /* square problems n x n x n */
-    const char *kernels;    /* comma-separated names, name prefixes or ids; NULL: all */
+    const char *kernels;    /* comma-separated names or name prefixes (13, 13_cp); NULL: all */
     int reps;               /* at most this many timed runs per variant, >= 3 */
     int rounds;             /* rounds the timed runs are spread over, >= 1 */
     double budget;          /* seconds of timed runs per variant, > 0 */

@@ -73,9 +73,8 @@ static int add_shape(const char *s, bench_cpu_opts *o) {
 }
 
 static int add_threads(const char *s, bench_cpu_opts *o) {
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end || v < 1 || v > 1024 || o->nthreads >= BENCH_MAX_THREADS) return 0;
+    int64_t v;
+    if (!cli_parse_i64(s, &v) || v < 1 || v > 1024 || o->nthreads >= BENCH_MAX_THREADS) return 0;
     o->threads[o->nthreads++] = (int)v;
     return 1;
 }
@@ -127,9 +126,8 @@ static int parse(int argc, char **argv, bench_cli *o) {
             o->b.min_time = strtod(v, &end);
             ok = end != v && !*end && o->b.min_time >= 0 && o->b.min_time <= 60;
         } else if (!strcmp(opt, "--rounds")) {
-            char *end;
-            long r = strtol(v, &end, 10);
-            ok = end != v && !*end && r >= 1 && r <= BENCH_MAX_ROUNDS;
+            int64_t r = 0;
+            ok = cli_parse_i64(v, &r) && r >= 1 && r <= BENCH_MAX_ROUNDS;
             o->b.rounds = (int)r;
         } else if (!strcmp(opt, "--baseline")) {
             ok = access(v, X_OK) == 0;

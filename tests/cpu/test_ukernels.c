@@ -83,7 +83,7 @@ static int check_one(const gk_ukr_desc *u, int64_t kc, int mv, int nv, float alp
             const double cv = beta == 0.0f ? 0.0 : c0[ti + tj * mr];
             const double want = (double)alpha * exact + (double)beta * cv;
             const double scale = fabs((double)alpha) * mag + fabs((double)beta * cv);
-            const double bound = (double)(kc + 2) * FLT_EPSILON * scale + FLT_MIN;
+            const double bound = gkh_bound(kc, 0.0, scale);
             const double err = fabs(got - want), err_oracle = fabs(got - (double)oracle[off]);
             if (!(err <= bound) || !(err_oracle <= 2.0 * bound)) {
                 T_CHECK(0,

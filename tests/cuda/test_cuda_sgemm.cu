@@ -36,12 +36,6 @@ static int g_small;       /* --small: sanitizer-sized problems only */
 static int g_have_device; /* gk_cuda_available() at start */
 static gk_cuda_ctx *g_ctx;
 
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 #define NEED_DEVICE()                                                                              \
     do {                                                                                           \
         if (!g_have_device) T_SKIP("no CUDA device");                                              \
@@ -1054,8 +1048,8 @@ static void sticky_child(int fd, int mode) {
 #endif
         gk_status st = GK_SUCCESS;
         long calls = 0;
-        const double t0 = now_s();
-        while (st == GK_SUCCESS && now_s() - t0 < 10.0) {
+        const double t0 = gkh_now();
+        while (st == GK_SUCCESS && gkh_now() - t0 < 10.0) {
             st = gk_cuda_sgemm(ctx, GK_COL_MAJOR, GK_NO_TRANS, GK_TRANS, 64, 64, 64, 1.0f, d, 64,
                                d + 4096, 64, 0.0f, d + 8192, 64);
             calls++;
@@ -1069,7 +1063,7 @@ static void sticky_child(int fd, int mode) {
                    gk_status_string(st), msg);
         else
             REPORT("ok\n");
-        REPORT("note call %ld after the fault (%.0f us) failed\n", calls, (now_s() - t0) * 1e6);
+        REPORT("note call %ld after the fault (%.0f us) failed\n", calls, (gkh_now() - t0) * 1e6);
     }
     if (msg[0]) REPORT("note message: %s\n", msg);
 #undef REPORT
@@ -1101,9 +1095,9 @@ static void run_sticky_child(int mode) {
     }
     size_t got = 0;
     struct pollfd pfd = {fds[0], POLLIN, 0};
-    const double deadline = now_s() + 60.0;
+    const double deadline = gkh_now() + 60.0;
     for (;;) {
-        const double left = deadline - now_s();
+        const double left = deadline - gkh_now();
         if (left <= 0 || poll(&pfd, 1, (int)(left * 1000) + 1) <= 0) {
             kill(pid, SIGKILL);
             snprintf(rep, cap, "FAIL the child did not finish within 60 s\n");
@@ -1140,15 +1134,6 @@ static void sticky_error(void) {
  * one with the checks and one created with GEMMKIT_CUDA_CHECKS=0, alternating batches: the host
  * time per call (until the call returns) and the wall time per call (until the GPU finishes the
  * batch). Medians over the batches. Prints a table; no test lines. */
-
-static int cmp_double(const void *x, const void *y) {
-    const double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 static int call_cost(void) {
     if (!gk_cuda_available()) {
@@ -1216,7 +1201,7 @@ static int call_cost(void) {
     for (int q = 0; q < 5; q++) {
         double t[QREPS];
         for (int r = 0; r < QREPS; r++) {
-            const double t0 = now_s();
+            const double t0 = gkh_now();
             for (int i = 0; i < Q; i++) {
                 cudaStreamCaptureStatus cap;
                 cudaPointerAttributes at;
@@ -1243,9 +1228,9 @@ static int call_cost(void) {
                     break;
                 }
             }
-            t[r] = (now_s() - t0) / (double)Q * 1e9;
+            t[r] = (gkh_now() - t0) / (double)Q * 1e9;
         }
-        printf("query %-44s %8.1f ns\n", qname[q], median(t, QREPS));
+        printf("query %-44s %8.1f ns\n", qname[q], gkh_median(t, QREPS));
     }
     cudaFree(dev);
 
@@ -1263,14 +1248,14 @@ static int call_cost(void) {
             for (int o = 0; o < 2; o++) {
                 const int which = (r + o) & 1; /* alternate which context goes first */
                 cudaDeviceSynchronize();
-                const double t0 = now_s();
+                const double t0 = gkh_now();
                 for (int i = 0; i < batch; i++)
                     if (gk_cuda_sgemm(ctx[which], GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, n, n, n,
                                       1.0f, a, n, b, n, 0.0f, c, n) != GK_SUCCESS)
                         return printf("%s\n", gk_last_error()), 1;
-                const double t1 = now_s();
+                const double t1 = gkh_now();
                 cudaDeviceSynchronize();
-                const double t2 = now_s();
+                const double t2 = gkh_now();
                 if (r >= 0) {
                     host_t[which][r] = (t1 - t0) / batch * 1e6;
                     wall_t[which][r] = (t2 - t0) / batch * 1e6;
@@ -1278,7 +1263,7 @@ static int call_cost(void) {
             }
         for (int w = 0; w < 2; w++)
             printf("%-6lld %-8s %14.2f %14.2f\n", (long long)n, w ? "off" : "on",
-                   median(host_t[w], reps), median(wall_t[w], reps));
+                   gkh_median(host_t[w], reps), gkh_median(wall_t[w], reps));
         cudaFree(a), cudaFree(b), cudaFree(c);
     }
     gk_cuda_destroy(ctx[0]), gk_cuda_destroy(ctx[1]);
