@@ -1,0 +1,172 @@
+/*
+ * gemm_sm90.cu — launcher of the sm_90a tensor-core kernel (gemm_sm90.cuh) behind the contract of
+ * hopper.h: checks what the kernel can take, builds the TMA tensor maps (the driver's
+ * cuTensorMapEncodeTiled, resolved through the runtime so the library does not link libcuda),
+ * picks the configuration for the operand types and layouts, and launches a persistent grid.
+ */
+#include <cudaTypedefs.h> /* PFN_cuTensorMapEncodeTiled */
+
+#include "cuda/gemm/util.cuh"
+#include "cuda/hopper/gemm_sm90.cuh"
+#include "cuda/hopper/hopper.h"
+
+namespace {
+
+using namespace gk_sm90;
+
+int elem_bytes(gk_format f) {
+    switch (f) {
+    case GK_TF32: return 4;
+    case GK_BF16:
+    case GK_F16: return 2;
+    case GK_F8_E4M3FN:
+    case GK_F8_E5M2: return 1;
+    default: return 0;
+    }
+}
+
+/* The wgmma that multiplies ta by tb, or -1 when there is none. */
+int op_for(gk_format ta, gk_format tb) {
+    if (ta == GK_BF16 && tb == GK_BF16) return OP_BF16;
+    if (ta == GK_F16 && tb == GK_F16) return OP_F16;
+    if (ta == GK_TF32 && tb == GK_TF32) return OP_TF32;
+    if (ta == GK_F8_E4M3FN && tb == GK_F8_E4M3FN) return OP_E4M3_E4M3;
+    if (ta == GK_F8_E4M3FN && tb == GK_F8_E5M2) return OP_E4M3_E5M2;
+    if (ta == GK_F8_E5M2 && tb == GK_F8_E4M3FN) return OP_E5M2_E4M3;
+    return -1;
+}
+
+int out_for(gk_format tc) {
+    return tc == GK_F32 ? OUT_F32 : tc == GK_BF16 ? OUT_BF16 : tc == GK_F16 ? OUT_F16 : -1;
+}
+
+/* cuTensorMapEncodeTiled, looked up once per process (a function-local static: thread-safe, and
+ * valid in a forked child since the driver's code stays mapped). */
+PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
+    static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+        void *p = nullptr;
+        cudaDriverEntryPointQueryResult q;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
+                                             &q) != cudaSuccess ||
+            q != cudaDriverEntryPointSuccess)
+            p = nullptr;
+        return (PFN_cuTensorMapEncodeTiled_v12000)p;
+    }();
+    return fn;
+}
+
+/* A 2-D tensor map: `inner` contiguous elements per line, `outer` lines `stride` bytes apart, read
+ * in boxes of box_inner x box_outer elements with the 128-byte swizzle (box_inner * element size
+ * is 128 bytes). */
+bool make_map(CUtensorMap *map, int ebytes, const void *base, int64_t inner, int64_t outer,
+              int64_t stride, int box_inner, int box_outer) {
+    const PFN_cuTensorMapEncodeTiled_v12000 encode = encode_fn();
+    if (!encode) return false;
+    const CUtensorMapDataType type = ebytes == 4   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                     : ebytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_UINT16
+                                                   : CU_TENSOR_MAP_DATA_TYPE_UINT8;
+    const cuuint64_t dims[2] = {(cuuint64_t)inner, (cuuint64_t)outer};
+    const cuuint64_t strides[1] = {(cuuint64_t)stride};
+    const cuuint32_t box[2] = {(cuuint32_t)box_inner, (cuuint32_t)box_outer};
+    const cuuint32_t elem_strides[2] = {1, 1};
+    return encode(map, type, 2, const_cast<void *>(base), dims, strides, box, elem_strides,
+                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+}
+
+/* Tensor map of one operand as the kernel's producer reads it: K-major lines of K (box: one
+ * stage's K by the tile's rows), or MN-major lines of M/N (box: a 64-wide chunk by the stage's K). */
+bool operand_map(CUtensorMap *map, int ebytes, const void *base, int mn_major, int64_t rows,
+                 int64_t k, int64_t ld, int tile_rows) {
+    const int bk = ROW_BYTES / ebytes;
+    return mn_major ? make_map(map, ebytes, base, rows, k, ld * ebytes, CHUNK, bk)
+                    : make_map(map, ebytes, base, k, rows, ld * ebytes, bk, tile_rows);
+}
+
+template <class C> cudaError_t launch(const gk_tc_problem &p, const gk_launch_env &env) {
+    const int eb = op_traits<C::OP>::elem_bytes;
+    CUtensorMap ma, mb, ma_lo, mb_lo;
+    if (!operand_map(&ma, eb, p.a, p.a_mn_major, p.m, p.k, p.lda, BM) ||
+        !operand_map(&mb, eb, p.b, p.b_mn_major, p.n, p.k, p.ldb, C::BN))
+        return cudaErrorInvalidValue;
+    if (p.k_lo > 0) {
+        if (!operand_map(&ma_lo, eb, (const char *)p.a + p.k_lo * eb, 0, p.m, p.k, p.lda, BM) ||
+            !operand_map(&mb_lo, eb, (const char *)p.b + p.k_lo * eb, 0, p.n, p.k, p.ldb, C::BN))
+            return cudaErrorInvalidValue;
+    } else {
+        ma_lo = ma, mb_lo = mb;
+    }
+    params kp;
+    kp.m = p.m, kp.n = p.n, kp.k = p.k;
+    kp.tiles_m = (int)gk_ceil_div(p.m, BM), kp.tiles_n = (int)gk_ceil_div(p.n, C::BN);
+    kp.tiles = kp.tiles_m * kp.tiles_n;
+    kp.kblocks = (int)gk_ceil_div(p.k, C::BK);
+    kp.split3 = p.k_lo > 0;
+    kp.c = p.c, kp.ldc = p.ldc, kp.c_type = out_for(p.tc);
+    const int cb = p.tc == GK_F32 ? 4 : 2;
+    kp.c_pair = (uintptr_t)p.c % (2 * cb) == 0 && p.ldc % 2 == 0;
+    kp.alpha = p.alpha, kp.beta = p.beta;
+    kp.scale_a = p.scale_a, kp.scale_b = p.scale_b;
+
+    cudaError_t err = cudaFuncSetAttribute(gemm_kernel<C>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM_BYTES);
+    if (err != cudaSuccess) return err;
+    const int grid = kp.tiles < env.sm_count ? kp.tiles : env.sm_count;
+    gemm_kernel<C><<<grid, THREADS, C::SMEM_BYTES, env.stream>>>(ma, mb, ma_lo, mb_lo, kp);
+    return cudaGetLastError();
+}
+
+template <int OP> cudaError_t launch_16bit(const gk_tc_problem &p, const gk_launch_env &env) {
+    if (p.a_mn_major && p.b_mn_major) return launch<config<OP, 256, true, true, false>>(p, env);
+    if (p.a_mn_major) return launch<config<OP, 256, true, false, false>>(p, env);
+    if (p.b_mn_major) return launch<config<OP, 256, false, true, false>>(p, env);
+    return launch<config<OP, 256, false, false, false>>(p, env);
+}
+
+template <int OP> cudaError_t launch_fp8(const gk_tc_problem &p, const gk_launch_env &env) {
+    if (p.fp8_fast_accum) return launch<config<OP, 256, false, false, false>>(p, env);
+    return launch<config<OP, 128, false, false, true>>(p, env);
+}
+
+/* 1 when this library holds sm_90a code for the kernel (it may be built for other targets only). */
+bool built_for_sm90a() {
+    static const bool built = [] {
+        cudaFuncAttributes attr;
+        return cudaFuncGetAttributes(&attr, gemm_kernel<config<OP_BF16, 256, false, false, false>>) ==
+                   cudaSuccess &&
+               attr.binaryVersion == 90;
+    }();
+    return built;
+}
+
+} // namespace
+
+int gk_hopper_supports(const gk_tc_problem &p, int sm) {
+    if (sm != 90) return 0;
+    const int op = op_for(p.ta, p.tb);
+    if (op < 0 || out_for(p.tc) < 0) return 0;
+    const int eb = elem_bytes(p.ta);
+    if (eb != 2 && (p.a_mn_major || p.b_mn_major)) return 0;
+    if (p.k_lo > 0 && (op != OP_TF32 || p.a_mn_major || p.b_mn_major)) return 0;
+    /* TMA: 16-byte aligned bases and line strides, coordinates in int32 */
+    const int64_t lim = ((int64_t)1 << 31) - 256;
+    if (p.m <= 0 || p.n <= 0 || p.k <= 0 || p.m > lim || p.n > lim || p.k > lim) return 0;
+    if (gk_ceil_div(p.m, BM) * gk_ceil_div(p.n, BM) > lim) return 0; /* tile indices are int */
+    if ((uintptr_t)p.a % 16 || (uintptr_t)p.b % 16 || (p.lda * eb) % 16 || (p.ldb * eb) % 16)
+        return 0;
+    if (p.k_lo > 0 && (p.k_lo * eb) % 16) return 0;
+    if (!encode_fn() || !built_for_sm90a()) return 0;
+    return 1;
+}
+
+cudaError_t gk_hopper_gemm(const gk_tc_problem &p, const gk_launch_env &env) {
+    switch (op_for(p.ta, p.tb)) {
+    case OP_BF16: return launch_16bit<OP_BF16>(p, env);
+    case OP_F16: return launch_16bit<OP_F16>(p, env);
+    case OP_TF32: return launch<config<OP_TF32, 256, false, false, false>>(p, env);
+    case OP_E4M3_E4M3: return launch_fp8<OP_E4M3_E4M3>(p, env);
+    case OP_E4M3_E5M2: return launch_fp8<OP_E4M3_E5M2>(p, env);
+    case OP_E5M2_E4M3: return launch_fp8<OP_E5M2_E4M3>(p, env);
+    default: return cudaErrorNotSupported;
+    }
+}

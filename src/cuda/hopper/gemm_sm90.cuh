@@ -1,0 +1,325 @@
+/*
+ * gemm_sm90.cuh — the sm_90a tensor-core GEMM kernel: one template for BF16, FP16, TF32 and FP8
+ * operands (contract: hopper.h; launcher: gemm_sm90.cu; design and measurements: docs/cuda.md,
+ * "Tensor cores on Hopper").
+ *
+ * Shape of the kernel:
+ *   - A CTA of three warpgroups (384 threads). Warpgroup 0 is the producer: it gives up registers
+ *     (setmaxnreg) and one of its threads issues TMA loads of A and B tiles into a ring of STAGES
+ *     shared-memory buffers, each guarded by a "full" mbarrier (TMA bytes landed) and an "empty"
+ *     one (both consumers done reading). Warpgroups 1 and 2 are consumers: they take the freed
+ *     registers and each computes 64 rows of the 128 x BN tile with wgmma, its accumulators in
+ *     registers.
+ *   - Every buffer row is 128 bytes of K (64 BF16/FP16, 32 TF32, 128 FP8 elements) with the
+ *     128-byte swizzle, so the descriptors and K steps (32 bytes per wgmma) are the same for every
+ *     type; MN-major operands (16-bit types only) are stored as 64-element-wide chunks of K rows.
+ *   - Persistent: the grid has one CTA per SM and each walks the tiles t = blockIdx.x, +gridDim.x,
+ *     ... in a grouped order (GROUP_M tile rows at a time) so that CTAs running together share A
+ *     and B tiles in L2. The producer runs ahead into the next tile while consumers finish one.
+ *   - FP8 without fast accumulation: each stage's four wgmmas accumulate into a temporary that is
+ *     added to the float32 accumulator after every 128 of K (the tensor core's FP8 accumulator
+ *     keeps fewer mantissa bits than float32). That needs twice the registers, hence BN = 128.
+ *   - 3xTF32 (split3): the producer walks three virtual K blocks per block of K, loading
+ *     (A lo, B hi), (A hi, B lo), (A hi, B hi) from the four tensor maps.
+ *   - Epilogue: alpha (times the FP8 scales) and beta applied in registers, stored straight to
+ *     global memory as pairs of columns, rows and columns past M and N masked.
+ */
+#ifndef GK_CUDA_HOPPER_GEMM_SM90_CUH
+#define GK_CUDA_HOPPER_GEMM_SM90_CUH
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include "cuda/ptx/sm90.cuh"
+
+namespace gk_sm90 {
+
+/* The multiply: operand types and the wgmma that consumes them. */
+enum op_kind { OP_BF16, OP_F16, OP_TF32, OP_E4M3_E4M3, OP_E4M3_E5M2, OP_E5M2_E4M3 };
+
+/* Output element types (runtime: the epilogue is a small part of the kernel). */
+enum out_kind { OUT_F32 = 0, OUT_BF16 = 1, OUT_F16 = 2 };
+
+constexpr int BM = 128;             /* tile rows: 64 per consumer warpgroup */
+constexpr int ROW_BYTES = 128;      /* bytes of K per buffer row (one swizzle row) */
+constexpr int CHUNK = 64;           /* MN-major chunk width in 16-bit elements (128 bytes) */
+constexpr int GROUP_M = 8;          /* tile rows per group of the tile order */
+constexpr int THREADS = 384;        /* producer + two consumer warpgroups */
+constexpr int PRODUCER_REGS = 24;   /* setmaxnreg targets: 24*128 + 240*256 <= 64K registers */
+constexpr int CONSUMER_REGS = 240;
+
+struct params {
+    int64_t m, n, k;
+    int tiles_m, tiles_n, tiles;
+    int kblocks; /* ceil(k / BK) */
+    int split3;  /* 3xTF32: three virtual K blocks per block */
+    void *c;
+    int64_t ldc;
+    int c_type; /* out_kind */
+    int c_pair; /* C may be accessed two elements at a time (alignment of c and ldc) */
+    float alpha, beta;
+    const float *scale_a, *scale_b;
+};
+
+template <int OP> struct op_traits;
+template <> struct op_traits<OP_BF16> {
+    static constexpr int elem_bytes = 2;
+};
+template <> struct op_traits<OP_F16> {
+    static constexpr int elem_bytes = 2;
+};
+template <> struct op_traits<OP_TF32> {
+    static constexpr int elem_bytes = 4;
+};
+template <> struct op_traits<OP_E4M3_E4M3> {
+    static constexpr int elem_bytes = 1;
+};
+template <> struct op_traits<OP_E4M3_E5M2> {
+    static constexpr int elem_bytes = 1;
+};
+template <> struct op_traits<OP_E5M2_E4M3> {
+    static constexpr int elem_bytes = 1;
+};
+
+template <int OP_, int BN_, bool A_MN_, bool B_MN_, bool PROMOTE_> struct config {
+    static constexpr int OP = OP_, BN = BN_;
+    static constexpr bool A_MN = A_MN_, B_MN = B_MN_, PROMOTE = PROMOTE_;
+    static constexpr int BK = ROW_BYTES / op_traits<OP>::elem_bytes; /* K elements per stage */
+    static constexpr int A_BYTES = BM * ROW_BYTES, B_BYTES = BN * ROW_BYTES;
+    static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
+    static constexpr int STAGES = (196608 / STAGE_BYTES) < 8 ? 196608 / STAGE_BYTES : 8;
+    static constexpr int NACC = BN / 2; /* accumulator floats per thread (64 rows x BN / 128) */
+    /* dynamic shared memory: 1024-byte alignment slack, the ring, then 2 * STAGES mbarriers */
+    static constexpr int SMEM_BYTES = 1024 + STAGES * STAGE_BYTES + 2 * STAGES * 8;
+    static_assert(!(A_MN || B_MN) || op_traits<OP>::elem_bytes == 2, "MN-major needs 16-bit");
+    static_assert(BN == 128 || BN == 256, "wgmma wrappers exist for N = 128 and 256");
+};
+
+#ifdef GK_SM90A
+/* Tile t of the grouped order -> (tile row, tile column). */
+__device__ __forceinline__ void tile_coords(const params &p, int t, int &tm, int &tn) {
+    const int per_group = GROUP_M * p.tiles_n;
+    const int group = t / per_group, first = group * GROUP_M;
+    const int rows = min(GROUP_M, p.tiles_m - first);
+    const int r = t - group * per_group;
+    tm = first + r % rows;
+    tn = r / rows;
+}
+
+/* One stage's four wgmmas (K = 4 x 32 bytes) for a 64-row slice, into d. */
+template <class C>
+__device__ __forceinline__ void mma_stage(float *d, uint32_t a_base, uint32_t b_base, int zero_first) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        /* K-major: step 32 bytes along the swizzled row (SBO: 8 rows = 1024 bytes). MN-major: step
+         * 16 K rows = 2048 bytes (SBO: 8 K rows; LBO: the next 64-wide chunk, 8192 bytes). */
+        const uint64_t da = C::A_MN ? desc_sw128(a_base + j * 2048, C::BK * ROW_BYTES, 1024)
+                                    : desc_sw128(a_base + j * 32, 16, 1024);
+        const uint64_t db = C::B_MN ? desc_sw128(b_base + j * 2048, C::BK * ROW_BYTES, 1024)
+                                    : desc_sw128(b_base + j * 32, 16, 1024);
+        const int scale_d = !(zero_first && j == 0);
+        if constexpr (C::OP == OP_BF16)
+            wgmma_bf16_n256<C::A_MN, C::B_MN>(d, da, db, scale_d);
+        else if constexpr (C::OP == OP_F16)
+            wgmma_f16_n256<C::A_MN, C::B_MN>(d, da, db, scale_d);
+        else if constexpr (C::OP == OP_TF32)
+            wgmma_tf32_n256(d, da, db, scale_d);
+        else if constexpr (C::BN == 256) {
+            if constexpr (C::OP == OP_E4M3_E4M3) wgmma_e4m3_e4m3_n256(d, da, db, scale_d);
+            if constexpr (C::OP == OP_E4M3_E5M2) wgmma_e4m3_e5m2_n256(d, da, db, scale_d);
+            if constexpr (C::OP == OP_E5M2_E4M3) wgmma_e5m2_e4m3_n256(d, da, db, scale_d);
+        } else {
+            if constexpr (C::OP == OP_E4M3_E4M3) wgmma_e4m3_e4m3_n128(d, da, db, scale_d);
+            if constexpr (C::OP == OP_E4M3_E5M2) wgmma_e4m3_e5m2_n128(d, da, db, scale_d);
+            if constexpr (C::OP == OP_E5M2_E4M3) wgmma_e5m2_e4m3_n128(d, da, db, scale_d);
+        }
+    }
+}
+
+__device__ __forceinline__ void store_pair(const params &p, int64_t row, int64_t col, float v0,
+                                           float v1, float alpha, float beta) {
+    if (row >= p.m || col >= p.n) return;
+    const int64_t off = row * p.ldc + col;
+    const bool both = col + 1 < p.n;
+    if (p.c_type == OUT_F32) {
+        float *c = (float *)p.c + off;
+        if (both && p.c_pair) {
+            float2 r = make_float2(alpha * v0, alpha * v1);
+            if (beta != 0.0f) {
+                const float2 o = *(const float2 *)c;
+                r.x = fmaf(beta, o.x, r.x), r.y = fmaf(beta, o.y, r.y);
+            }
+            *(float2 *)c = r;
+        } else {
+            c[0] = beta != 0.0f ? fmaf(beta, c[0], alpha * v0) : alpha * v0;
+            if (both) c[1] = beta != 0.0f ? fmaf(beta, c[1], alpha * v1) : alpha * v1;
+        }
+    } else if (p.c_type == OUT_BF16) {
+        __nv_bfloat16 *c = (__nv_bfloat16 *)p.c + off;
+        float r0 = alpha * v0, r1 = alpha * v1;
+        if (both && p.c_pair) {
+            if (beta != 0.0f) {
+                const float2 o = __bfloat1622float2(*(const __nv_bfloat162 *)c);
+                r0 = fmaf(beta, o.x, r0), r1 = fmaf(beta, o.y, r1);
+            }
+            *(__nv_bfloat162 *)c = __floats2bfloat162_rn(r0, r1);
+        } else {
+            if (beta != 0.0f) r0 = fmaf(beta, __bfloat162float(c[0]), r0);
+            c[0] = __float2bfloat16_rn(r0);
+            if (both) {
+                if (beta != 0.0f) r1 = fmaf(beta, __bfloat162float(c[1]), r1);
+                c[1] = __float2bfloat16_rn(r1);
+            }
+        }
+    } else {
+        __half *c = (__half *)p.c + off;
+        float r0 = alpha * v0, r1 = alpha * v1;
+        if (both && p.c_pair) {
+            if (beta != 0.0f) {
+                const float2 o = __half22float2(*(const __half2 *)c);
+                r0 = fmaf(beta, o.x, r0), r1 = fmaf(beta, o.y, r1);
+            }
+            *(__half2 *)c = __floats2half2_rn(r0, r1);
+        } else {
+            if (beta != 0.0f) r0 = fmaf(beta, __half2float(c[0]), r0);
+            c[0] = __float2half_rn(r0);
+            if (both) {
+                if (beta != 0.0f) r1 = fmaf(beta, __half2float(c[1]), r1);
+                c[1] = __float2half_rn(r1);
+            }
+        }
+    }
+}
+#endif /* GK_SM90A */
+
+template <class C>
+__global__ void __launch_bounds__(THREADS, 1)
+    gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                const __grid_constant__ CUtensorMap map_a_lo,
+                const __grid_constant__ CUtensorMap map_b_lo, const params p) {
+#ifdef GK_SM90A
+    extern __shared__ uint8_t smem_raw[];
+    uint8_t *smem = (uint8_t *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
+    uint64_t *full = (uint64_t *)(smem + C::STAGES * C::STAGE_BYTES);
+    uint64_t *empty = full + C::STAGES;
+    const int wg = threadIdx.x / 128;
+    const int steps = p.kblocks * (p.split3 ? 3 : 1);
+
+    if (threadIdx.x == 0) {
+        tma_prefetch_desc(&map_a);
+        tma_prefetch_desc(&map_b);
+        for (int s = 0; s < C::STAGES; ++s) {
+            mbar_init(&full[s], 1);
+            mbar_init(&empty[s], 8); /* one arrival per consumer warp */
+        }
+        fence_barrier_init();
+    }
+    __syncthreads();
+
+    if (wg == 0) {
+        setmaxnreg_dec<PRODUCER_REGS>();
+        if (threadIdx.x != 0) return;
+        int stage = 0;
+        uint32_t phase = 0;
+        for (int t = blockIdx.x; t < p.tiles; t += gridDim.x) {
+            int tm, tn;
+            tile_coords(p, t, tm, tn);
+            const int m0 = tm * BM, n0 = tn * C::BN;
+            for (int s = 0; s < steps; ++s) {
+                const CUtensorMap *ma = &map_a, *mb = &map_b;
+                int kb = s;
+                if (p.split3) {
+                    kb = s / 3;
+                    const int part = s - 3 * kb; /* 0: lo*hi, 1: hi*lo, 2: hi*hi */
+                    if (part == 0) ma = &map_a_lo;
+                    if (part == 1) mb = &map_b_lo;
+                }
+                const int k0 = kb * C::BK;
+                mbar_wait(&empty[stage], phase ^ 1);
+                uint8_t *a_dst = smem + stage * C::STAGE_BYTES, *b_dst = a_dst + C::A_BYTES;
+                mbar_arrive_expect_tx(&full[stage], C::STAGE_BYTES);
+                if constexpr (C::A_MN) {
+#pragma unroll
+                    for (int c = 0; c < BM / CHUNK; ++c)
+                        tma_load_2d(a_dst + c * C::BK * ROW_BYTES, ma, &full[stage], m0 + c * CHUNK,
+                                    k0);
+                } else {
+                    tma_load_2d(a_dst, ma, &full[stage], k0, m0);
+                }
+                if constexpr (C::B_MN) {
+#pragma unroll
+                    for (int c = 0; c < C::BN / CHUNK; ++c)
+                        tma_load_2d(b_dst + c * C::BK * ROW_BYTES, mb, &full[stage], n0 + c * CHUNK,
+                                    k0);
+                } else {
+                    tma_load_2d(b_dst, mb, &full[stage], k0, n0);
+                }
+                if (++stage == C::STAGES) stage = 0, phase ^= 1;
+            }
+        }
+        return;
+    }
+
+    setmaxnreg_inc<CONSUMER_REGS>();
+    const int cw = wg - 1;                  /* consumer index: rows cw*64 .. cw*64+63 of a tile */
+    const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
+    float alpha = p.alpha;
+    if (p.scale_a) alpha *= *p.scale_a;
+    if (p.scale_b) alpha *= *p.scale_b;
+    /* A slice of this consumer inside a stage: K-major rows cw*64.., or MN-major chunk cw. */
+    const uint32_t a_off = C::A_MN ? cw * C::BK * ROW_BYTES : cw * 64 * ROW_BYTES;
+    const uint32_t ring = smem_addr(smem);
+
+    int stage = 0;
+    uint32_t phase = 0;
+    for (int t = blockIdx.x; t < p.tiles; t += gridDim.x) {
+        int tm, tn;
+        tile_coords(p, t, tm, tn);
+        float acc[C::NACC];
+#pragma unroll
+        for (int i = 0; i < C::NACC; ++i) acc[i] = 0.0f;
+        int prev = -1;
+        for (int s = 0; s < steps; ++s) {
+            mbar_wait(&full[stage], phase);
+            const uint32_t a_base = ring + stage * C::STAGE_BYTES + a_off;
+            const uint32_t b_base = ring + stage * C::STAGE_BYTES + C::A_BYTES;
+            if constexpr (C::PROMOTE) {
+                float part[C::NACC];
+                wgmma_fence();
+                mma_stage<C>(part, a_base, b_base, 1);
+                wgmma_commit();
+                wgmma_wait<0>();
+                if (lane == 0) mbar_arrive(&empty[stage]);
+#pragma unroll
+                for (int i = 0; i < C::NACC; ++i) acc[i] += part[i];
+            } else {
+                wgmma_fence();
+                mma_stage<C>(acc, a_base, b_base, 0);
+                wgmma_commit();
+                /* keep this stage's wgmmas in flight; the previous stage's are done: free it */
+                wgmma_wait<1>();
+                if (prev >= 0 && lane == 0) mbar_arrive(&empty[prev]);
+                prev = stage;
+            }
+            if (++stage == C::STAGES) stage = 0, phase ^= 1;
+        }
+        if constexpr (!C::PROMOTE) {
+            wgmma_wait<0>();
+            if (prev >= 0 && lane == 0) mbar_arrive(&empty[prev]);
+        }
+
+        /* wgmma D fragment: n8 block j, row lane/4 (+8), columns 2*(lane%4) + {0, 1} */
+        const int64_t row0 = (int64_t)tm * BM + cw * 64 + warp * 16 + lane / 4;
+        const int64_t col0 = (int64_t)tn * C::BN + 2 * (lane % 4);
+#pragma unroll
+        for (int j = 0; j < C::BN / 8; ++j) {
+            store_pair(p, row0, col0 + 8 * j, acc[4 * j], acc[4 * j + 1], alpha, p.beta);
+            store_pair(p, row0 + 8, col0 + 8 * j, acc[4 * j + 2], acc[4 * j + 3], alpha, p.beta);
+        }
+    }
+#endif /* GK_SM90A */
+}
+
+} // namespace gk_sm90
+
+#endif

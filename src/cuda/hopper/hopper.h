@@ -1,0 +1,58 @@
+/*
+ * hopper.h — the contract of gemmkit's tensor-core GEMM kernels for the mixed-precision entry
+ * point (gk_cuda_gemm_ex, src/cuda/core/gemm_ex.cu): the sm_90a kernel (TMA loads into an
+ * mbarrier-guarded shared-memory ring, wgmma, a producer warp and consumer warpgroups, a
+ * persistent grid) and the portable fallbacks take the same problem description.
+ *
+ * The problem is row-major and non-transposed, like the SGEMM contract (src/cuda/gemm/kernel.cuh):
+ *     C (m x n, ldc, type tc) = alpha * sa * sb * A (m x k) * B (k x n) + beta * C
+ * where sa = *scale_a and sb = *scale_b (1 when NULL), accumulated in float32 and rounded to tc
+ * once. Each operand is stored either K-major (K contiguous) or MN-major:
+ *     A K-major:  A(i, kk) = a[i * lda + kk]      A MN-major: A(i, kk) = a[kk * lda + i]
+ *     B K-major:  B(kk, j) = b[j * ldb + kk]      B MN-major: B(kk, j) = b[kk * ldb + j]
+ * The element types: GK_TF32 (float32 bits), GK_BF16, GK_F16, GK_F8_E4M3FN, GK_F8_E5M2; tc is
+ * GK_F32, GK_BF16 or GK_F16. 3xTF32 (k_lo > 0): A and B are K-major TF32 and each row holds the
+ * high parts in columns [0, k) and the low parts in columns [k_lo, k_lo + k); the kernel sums
+ * lo*hi + hi*lo + hi*hi (docs/cuda.md, "FP32 accuracy modes").
+ *
+ * Every launcher: correct for any m, n, k >= 1 it accepts; never reads C when beta == 0; writes
+ * nothing outside the m x n block of C; returns the launch's cudaError_t, never exits or prints.
+ */
+#ifndef GK_CUDA_HOPPER_HOPPER_H
+#define GK_CUDA_HOPPER_HOPPER_H
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "cuda/gemm/kernel.cuh"
+#include "gemmkit.h"
+
+struct gk_tc_problem {
+    int64_t m, n, k;
+    gk_format ta, tb, tc;
+    const void *a;
+    int64_t lda;
+    int a_mn_major;
+    const void *b;
+    int64_t ldb;
+    int b_mn_major;
+    void *c;
+    int64_t ldc;
+    float alpha, beta;
+    const float *scale_a, *scale_b; /* device pointers or NULL */
+    int fp8_fast_accum;             /* FP8: skip the float32 promotion every 128 of K */
+    int64_t k_lo;                   /* 3xTF32: column of the low parts; 0 otherwise */
+};
+
+/* 1 when the sm_90a kernel takes p as stored on a device of compute capability sm (x10): built for
+ * sm_90a and sm == 90; a supported type combination; MN-major operands only for 16-bit types;
+ * the TMA rules (operand base addresses 16-byte aligned, lda/ldb times the element size a
+ * multiple of 16 bytes). When it returns 0 the dispatcher copies the operands into a layout it
+ * takes (K-major, padded), or uses a portable kernel. */
+int gk_hopper_supports(const gk_tc_problem &p, int sm);
+
+/* Run p (gk_hopper_supports(p, env.sm) must hold) on env.stream; env.sm_count sizes the
+ * persistent grid. Needs no scratch. */
+cudaError_t gk_hopper_gemm(const gk_tc_problem &p, const gk_launch_env &env);
+
+#endif
