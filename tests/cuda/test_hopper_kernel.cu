@@ -33,6 +33,7 @@ struct tcase {
     int64_t m, n, k;
     float alpha, beta;
     int scales;
+    int c_odd_ld; /* ldc = n + 3: C not TMA-aligned, the epilogue's direct path */
 };
 
 static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
@@ -154,7 +155,7 @@ static void run_case(void) {
     build_operand(c, true, av, as, lda, ka);
     build_operand(c, false, bv, bs, ldb, kb);
     const int cb = bytes_of(c.tc);
-    const int64_t ldc = c.n + 3, guard = 64;
+    const int64_t ldc = c.c_odd_ld ? c.n + 3 : (c.n + 7) / 8 * 8 + 8, guard = 64;
     const size_t c_elems = (size_t)(c.m * ldc + 2 * guard);
     std::vector<uint8_t> cs(c_elems * cb);
     std::vector<double> c0(c_elems);
@@ -240,10 +241,10 @@ static void run_case(void) {
 
 static void add(const char *label, tcase c) {
     char name[160];
-    snprintf(name, sizeof name, "hopper_%s_%s%s%s_%s_%s%s%s_%lldx%lldx%lld_a%g_b%g%s", label,
+    snprintf(name, sizeof name, "hopper_%s_%s%s%s_%s_%s%s%s_%lldx%lldx%lld_a%g_b%g%s%s", label,
              fname(c.ta), c.a_mn ? "M" : "K", fname(c.tb), c.b_mn ? "N" : "K", fname(c.tc),
              c.fast ? "_fast" : "", c.split3 ? "_3x" : "", (long long)c.m, (long long)c.n,
-             (long long)c.k, c.alpha, c.beta, c.scales ? "_scaled" : "");
+             (long long)c.k, c.alpha, c.beta, c.scales ? "_scaled" : "", c.c_odd_ld ? "_oddldc" : "");
     g_case = c;
     t_run(name, run_case);
 }
@@ -253,7 +254,7 @@ static tcase mk(gk_format ta, gk_format tb, gk_format tc, int a_mn, int b_mn, in
     tcase c;
     c.ta = ta, c.tb = tb, c.tc = tc, c.a_mn = a_mn, c.b_mn = b_mn;
     c.fast = 0, c.split3 = 0, c.m = m, c.n = n, c.k = k, c.alpha = 1.0f, c.beta = 0.0f;
-    c.scales = 0;
+    c.scales = 0, c.c_odd_ld = 0;
     return c;
 }
 
@@ -274,7 +275,8 @@ __global__ void fill_random(void *dst, gk_format f, int64_t n, uint32_t seed) {
     }
 }
 
-static void bench(void) {
+/* `--bench [FORMAT [N]]`: every row and size, or only those named (e.g. for ncu). */
+static void bench(const char *only, int64_t only_n) {
     if (g_sm != 90) {
         printf("bench: needs sm_90\n");
         return;
@@ -289,10 +291,12 @@ static void bench(void) {
     const size_t flush_bytes = 256u << 20;
     cudaMalloc(&flush, flush_bytes);
     for (int64_t n : {4096, 8192}) {
+        if (only_n && n != only_n) continue;
         const size_t big = (size_t)n * n * 4 * 2;
         void *a, *b, *c;
         cudaMalloc(&a, big), cudaMalloc(&b, big), cudaMalloc(&c, (size_t)n * n * 4);
         for (const row &r : rows) {
+            if (only && strcmp(only, fname(r.t))) continue;
             const int64_t elems = (int64_t)n * n * (r.split3 ? 2 : 1);
             fill_random<<<1024, 256>>>(a, r.t, elems, 1u);
             fill_random<<<1024, 256>>>(b, r.t, elems, 2u);
@@ -343,7 +347,7 @@ int main(int argc, char **argv) {
     }
     cudaGetLastError();
     if (argc > 1 && !strcmp(argv[1], "--bench")) {
-        bench();
+        bench(argc > 2 ? argv[2] : nullptr, argc > 3 ? atoll(argv[3]) : 0);
         return 0;
     }
     const gk_format outs[3] = {GK_F32, GK_BF16, GK_F16};
@@ -351,7 +355,14 @@ int main(int argc, char **argv) {
     for (gk_format t : {GK_BF16, GK_F16})
         for (int am = 0; am < 2; ++am)
             for (int bm = 0; bm < 2; ++bm) add("mn", mk(t, t, GK_F32, am, bm, 200, 300, 150));
-    for (gk_format o : outs) add("out", mk(GK_BF16, GK_BF16, o, 0, 1, 129, 257, 64));
+    for (gk_format o : outs)
+        for (int odd = 0; odd < 2; ++odd) {
+            tcase c = mk(GK_BF16, GK_BF16, o, 0, 1, 129, 257, 64);
+            c.c_odd_ld = odd;
+            add("out", c);
+            c.n = 264; /* row end on a 16-byte boundary: TMA stores the last tile column too */
+            add("out", c);
+        }
     /* shapes: one element, K = 1, primes, more than one tile of each, a long K */
     const int64_t shapes[][3] = {{1, 1, 1}, {7, 5, 1}, {131, 263, 97}, {256, 512, 64},
                                  {389, 97, 1031}};

@@ -85,7 +85,7 @@ bool operand_map(CUtensorMap *map, int ebytes, const void *base, int mn_major, i
 
 template <class C> cudaError_t launch(const gk_tc_problem &p, const gk_launch_env &env) {
     const int eb = op_traits<C::OP>::elem_bytes;
-    CUtensorMap ma, mb, ma_lo, mb_lo;
+    CUtensorMap ma, mb, ma_lo, mb_lo, mc;
     if (!operand_map(&ma, eb, p.a, p.a_mn_major, p.m, p.k, p.lda, BM) ||
         !operand_map(&mb, eb, p.b, p.b_mn_major, p.n, p.k, p.ldb, C::BN))
         return cudaErrorInvalidValue;
@@ -105,6 +105,11 @@ template <class C> cudaError_t launch(const gk_tc_problem &p, const gk_launch_en
     kp.c = p.c, kp.ldc = p.ldc, kp.c_type = out_for(p.tc);
     const int cb = p.tc == GK_F32 ? 4 : 2;
     kp.c_pair = (uintptr_t)p.c % (2 * cb) == 0 && p.ldc % 2 == 0;
+    /* beta != 0 reads C: those calls keep the direct path (docs/cuda.md) */
+    kp.c_tma = p.beta == 0.0f && (uintptr_t)p.c % 16 == 0 && (p.ldc * cb) % 16 == 0 &&
+               make_map(&mc, cb, p.c, p.n, p.m, p.ldc * cb, ROW_BYTES / cb, 64);
+    kp.c_tma_last = (p.n * cb) % 16 == 0;
+    if (!kp.c_tma) mc = ma;
     kp.alpha = p.alpha, kp.beta = p.beta;
     kp.scale_a = p.scale_a, kp.scale_b = p.scale_b;
 
@@ -112,7 +117,7 @@ template <class C> cudaError_t launch(const gk_tc_problem &p, const gk_launch_en
                                            cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM_BYTES);
     if (err != cudaSuccess) return err;
     const int grid = kp.tiles < env.sm_count ? kp.tiles : env.sm_count;
-    gemm_kernel<C><<<grid, THREADS, C::SMEM_BYTES, env.stream>>>(ma, mb, ma_lo, mb_lo, kp);
+    gemm_kernel<C><<<grid, THREADS, C::SMEM_BYTES, env.stream>>>(ma, mb, ma_lo, mb_lo, mc, kp);
     return cudaGetLastError();
 }
 
@@ -125,7 +130,7 @@ template <int OP> cudaError_t launch_16bit(const gk_tc_problem &p, const gk_laun
 
 template <int OP> cudaError_t launch_fp8(const gk_tc_problem &p, const gk_launch_env &env) {
     if (p.fp8_fast_accum) return launch<config<OP, 256, false, false, false>>(p, env);
-    return launch<config<OP, 128, false, false, true>>(p, env);
+    return launch<config<OP, 192, false, false, true>>(p, env);
 }
 
 /* 1 when this library holds sm_90a code for the kernel (it may be built for other targets only). */

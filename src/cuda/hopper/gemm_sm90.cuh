@@ -47,6 +47,7 @@ constexpr int GROUP_M = 8;          /* tile rows per group of the tile order */
 constexpr int THREADS = 384;        /* producer + two consumer warpgroups */
 constexpr int PRODUCER_REGS = 24;   /* setmaxnreg targets: 24*128 + 240*256 <= 64K registers */
 constexpr int CONSUMER_REGS = 240;
+constexpr int EPI_BYTES = 16384;    /* per consumer: two 64-row x 128-byte boxes of C */
 
 struct params {
     int64_t m, n, k;
@@ -57,6 +58,9 @@ struct params {
     int64_t ldc;
     int c_type; /* out_kind */
     int c_pair; /* C may be accessed two elements at a time (alignment of c and ldc) */
+    int c_tma;  /* store C through shared memory with TMA (beta == 0 and TMA-aligned C) */
+    int c_tma_last; /* ... also in the last tile column: TMA stores whole 16-byte pieces, so a
+                     * row end that is not a multiple of 16 bytes takes the direct path there */
     float alpha, beta;
     const float *scale_a, *scale_b;
 };
@@ -89,10 +93,12 @@ template <int OP_, int BN_, bool A_MN_, bool B_MN_, bool PROMOTE_> struct config
     static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
     static constexpr int STAGES = (196608 / STAGE_BYTES) < 8 ? 196608 / STAGE_BYTES : 8;
     static constexpr int NACC = BN / 2; /* accumulator floats per thread (64 rows x BN / 128) */
-    /* dynamic shared memory: 1024-byte alignment slack, the ring, then 2 * STAGES mbarriers */
-    static constexpr int SMEM_BYTES = 1024 + STAGES * STAGE_BYTES + 2 * STAGES * 8;
+    /* dynamic shared memory: 1024-byte alignment slack, the ring, the epilogue's staging buffers
+     * (EPI_BYTES per consumer), then 2 * STAGES mbarriers */
+    static constexpr int SMEM_BYTES =
+        1024 + STAGES * STAGE_BYTES + 2 * EPI_BYTES + 2 * STAGES * 8;
     static_assert(!(A_MN || B_MN) || op_traits<OP>::elem_bytes == 2, "MN-major needs 16-bit");
-    static_assert(BN == 128 || BN == 256, "wgmma wrappers exist for N = 128 and 256");
+    static_assert(BN == 192 || BN == 256, "wgmma wrappers exist for N = 192 and 256");
 };
 
 #ifdef GK_SM90A
@@ -129,9 +135,9 @@ __device__ __forceinline__ void mma_stage(float *d, uint32_t a_base, uint32_t b_
             if constexpr (C::OP == OP_E4M3_E5M2) wgmma_e4m3_e5m2_n256(d, da, db, scale_d);
             if constexpr (C::OP == OP_E5M2_E4M3) wgmma_e5m2_e4m3_n256(d, da, db, scale_d);
         } else {
-            if constexpr (C::OP == OP_E4M3_E4M3) wgmma_e4m3_e4m3_n128(d, da, db, scale_d);
-            if constexpr (C::OP == OP_E4M3_E5M2) wgmma_e4m3_e5m2_n128(d, da, db, scale_d);
-            if constexpr (C::OP == OP_E5M2_E4M3) wgmma_e5m2_e4m3_n128(d, da, db, scale_d);
+            if constexpr (C::OP == OP_E4M3_E4M3) wgmma_e4m3_e4m3_n192(d, da, db, scale_d);
+            if constexpr (C::OP == OP_E4M3_E5M2) wgmma_e4m3_e5m2_n192(d, da, db, scale_d);
+            if constexpr (C::OP == OP_E5M2_E4M3) wgmma_e5m2_e4m3_n192(d, da, db, scale_d);
         }
     }
 }
@@ -190,17 +196,68 @@ __device__ __forceinline__ void store_pair(const params &p, int64_t row, int64_t
         }
     }
 }
+/* Epilogue through shared memory: one consumer's 64 x BN slice of the tile, scaled by alpha,
+ * converted to OUT and written into its staging buffer as 64-row x 128-byte boxes in the TMA
+ * 128-byte swizzle (16-byte chunk index XOR row % 8: conflict-free for the wgmma fragment), two
+ * boxes per round, each round stored by one thread with TMA. A bulk store reads the buffer
+ * asynchronously, so the next round first waits for the previous one's reads. */
+template <class C, int OUT>
+__device__ __forceinline__ void store_tile_tma(const CUtensorMap *map_c, const float *acc,
+                                               uint8_t *buf, int barrier_id, int warp, int lane,
+                                               int32_t row0, int32_t col0, float alpha) {
+    constexpr int CB = OUT == OUT_F32 ? 4 : 2;
+    constexpr int E = ROW_BYTES / CB;            /* output elements per box row */
+    constexpr int BOXES = C::BN / E, PER_ROUND = EPI_BYTES / (64 * ROW_BYTES);
+    const bool leader = threadIdx.x % 128 == 0;
+#pragma unroll
+    for (int r0 = 0; r0 < BOXES; r0 += PER_ROUND) {
+        if (leader) bulk_wait_read<0>();
+        named_barrier(barrier_id, 128);
+#pragma unroll
+        for (int b = r0; b < r0 + PER_ROUND && b < BOXES; ++b) {
+            uint8_t *box = buf + (b - r0) * 64 * ROW_BYTES;
+#pragma unroll
+            for (int jj = 0; jj < E / 8; ++jj) {
+                const int j = b * (E / 8) + jj; /* n8 block of the fragment */
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const int row = warp * 16 + lane / 4 + 8 * h;
+                    const int cbyte = (jj * 8 + 2 * (lane % 4)) * CB;
+                    uint8_t *dst = box + row * ROW_BYTES + (((cbyte >> 4) ^ (row & 7)) << 4) +
+                                   (cbyte & 15);
+                    const float v0 = alpha * acc[4 * j + 2 * h], v1 = alpha * acc[4 * j + 2 * h + 1];
+                    if constexpr (OUT == OUT_F32)
+                        *(float2 *)dst = make_float2(v0, v1);
+                    else if constexpr (OUT == OUT_BF16)
+                        *(__nv_bfloat162 *)dst = __floats2bfloat162_rn(v0, v1);
+                    else
+                        *(__half2 *)dst = __floats2half2_rn(v0, v1);
+                }
+            }
+        }
+        fence_proxy_async_smem();
+        named_barrier(barrier_id, 128);
+        if (leader) {
+#pragma unroll
+            for (int b = r0; b < r0 + PER_ROUND && b < BOXES; ++b)
+                tma_store_2d(map_c, buf + (b - r0) * 64 * ROW_BYTES, col0 + b * E, row0);
+            bulk_commit();
+        }
+    }
+}
 #endif /* GK_SM90A */
 
 template <class C>
 __global__ void __launch_bounds__(THREADS, 1)
     gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                 const __grid_constant__ CUtensorMap map_a_lo,
-                const __grid_constant__ CUtensorMap map_b_lo, const params p) {
+                const __grid_constant__ CUtensorMap map_b_lo,
+                const __grid_constant__ CUtensorMap map_c, const params p) {
 #ifdef GK_SM90A
     extern __shared__ uint8_t smem_raw[];
     uint8_t *smem = (uint8_t *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
-    uint64_t *full = (uint64_t *)(smem + C::STAGES * C::STAGE_BYTES);
+    uint8_t *epi = smem + C::STAGES * C::STAGE_BYTES;
+    uint64_t *full = (uint64_t *)(epi + 2 * EPI_BYTES);
     uint64_t *empty = full + C::STAGES;
     const int wg = threadIdx.x / 128;
     const int steps = p.kblocks * (p.split3 ? 3 : 1);
@@ -308,6 +365,17 @@ __global__ void __launch_bounds__(THREADS, 1)
             if (prev >= 0 && lane == 0) mbar_arrive(&empty[prev]);
         }
 
+        if (p.c_tma && (p.c_tma_last || tn + 1 < p.tiles_n)) {
+            const int32_t r0 = tm * BM + cw * 64, c0 = tn * C::BN;
+            uint8_t *buf = epi + cw * EPI_BYTES;
+            if (p.c_type == OUT_F32)
+                store_tile_tma<C, OUT_F32>(&map_c, acc, buf, 1 + cw, warp, lane, r0, c0, alpha);
+            else if (p.c_type == OUT_BF16)
+                store_tile_tma<C, OUT_BF16>(&map_c, acc, buf, 1 + cw, warp, lane, r0, c0, alpha);
+            else
+                store_tile_tma<C, OUT_F16>(&map_c, acc, buf, 1 + cw, warp, lane, r0, c0, alpha);
+            continue;
+        }
         /* wgmma D fragment: n8 block j, row lane/4 (+8), columns 2*(lane%4) + {0, 1} */
         const int64_t row0 = (int64_t)tm * BM + cw * 64 + warp * 16 + lane / 4;
         const int64_t col0 = (int64_t)tn * C::BN + 2 * (lane % 4);
@@ -317,6 +385,8 @@ __global__ void __launch_bounds__(THREADS, 1)
             store_pair(p, row0 + 8, col0 + 8 * j, acc[4 * j + 2], acc[4 * j + 3], alpha, p.beta);
         }
     }
+    /* the last bulk stores must have read the staging buffer before the CTA's memory goes */
+    if (p.c_tma && threadIdx.x % 128 == 0) bulk_wait<0>();
 #endif /* GK_SM90A */
 }
 
