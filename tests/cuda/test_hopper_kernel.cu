@@ -83,28 +83,40 @@ static double put(gk_format f, double x, void *dst) {
         memcpy(dst, &v, 1);
         return (float)v;
     }
-    default: return NAN;
+    default:
+        return NAN;
     }
 }
 
 static double get(gk_format f, const void *src) {
     switch (f) {
-    case GK_F32: return *(const float *)src;
-    case GK_BF16: return __bfloat162float(*(const __nv_bfloat16 *)src);
-    case GK_F16: return __half2float(*(const __half *)src);
-    default: return NAN;
+    case GK_F32:
+        return *(const float *)src;
+    case GK_BF16:
+        return __bfloat162float(*(const __nv_bfloat16 *)src);
+    case GK_F16:
+        return __half2float(*(const __half *)src);
+    default:
+        return NAN;
     }
 }
 
 static const char *fname(gk_format f) {
     switch (f) {
-    case GK_F32: return "f32";
-    case GK_TF32: return "tf32";
-    case GK_BF16: return "bf16";
-    case GK_F16: return "f16";
-    case GK_F8_E4M3FN: return "e4m3";
-    case GK_F8_E5M2: return "e5m2";
-    default: return "?";
+    case GK_F32:
+        return "f32";
+    case GK_TF32:
+        return "tf32";
+    case GK_BF16:
+        return "bf16";
+    case GK_F16:
+        return "f16";
+    case GK_F8_E4M3FN:
+        return "e4m3";
+    case GK_F8_E5M2:
+        return "e5m2";
+    default:
+        return "?";
     }
 }
 
@@ -128,7 +140,7 @@ static void build_operand(const tcase &c, bool is_a, std::vector<double> &val,
     const int64_t line = mn ? rows : (c.split3 ? k_lo + k : k);
     ld = (line + align - 1) / align * align + align; /* padded: the gap must never be read */
     const int64_t lines = mn ? k : rows;
-    store.assign((size_t)(ld * lines * eb), 0xFF);   /* NaN-ish filler in the gaps */
+    store.assign((size_t)(ld * lines * eb), 0xFF); /* NaN-ish filler in the gaps */
     val.assign((size_t)(rows * k), 0.0);
     for (int64_t r = 0; r < rows; ++r)
         for (int64_t kk = 0; kk < k; ++kk) {
@@ -162,7 +174,8 @@ static void run_case(void) {
     for (size_t i = 0; i < c_elems; ++i)
         c0[i] = c.beta == 0.0f ? NAN : put(c.tc, urand(), &cs[i * cb]);
     if (c.beta == 0.0f)
-        for (size_t i = 0; i < c_elems; ++i) put(c.tc, NAN, &cs[i * cb]);
+        for (size_t i = 0; i < c_elems; ++i)
+            put(c.tc, NAN, &cs[i * cb]);
     const float sa = c.scales ? 0.75f : 1.0f, sb = c.scales ? 2.5f : 1.0f;
 
     void *da = nullptr, *db = nullptr, *dc = nullptr;
@@ -204,8 +217,9 @@ static void run_case(void) {
     const bool fp8 = bytes_of(c.ta) == 1;
     const int64_t span = fp8 ? (c.fast ? c.k : std::min<int64_t>(c.k, 128)) : 0;
     const double acc_bound = (double)(c.k + 2) * ldexp(1.0, -23) + (double)span * ldexp(1.0, -13);
-    const double out_u = c.tc == GK_F32 ? ldexp(1.0, -24) : c.tc == GK_BF16 ? ldexp(1.0, -8)
-                                                                           : ldexp(1.0, -11);
+    const double out_u = c.tc == GK_F32    ? ldexp(1.0, -24)
+                         : c.tc == GK_BF16 ? ldexp(1.0, -8)
+                                           : ldexp(1.0, -11);
     const double alpha = (double)c.alpha * sa * sb;
     double worst = 0.0;
     for (int64_t i = 0; i < c.m; ++i)
@@ -234,8 +248,10 @@ static void run_case(void) {
         const int64_t r = ((int64_t)idx - guard) / ldc, col = ((int64_t)idx - guard) % ldc;
         const bool inside = (int64_t)idx >= guard && r < c.m && col < c.n;
         if (inside) continue;
-        T_REQUIRE(memcmp(&out[idx * cb], &cs[idx * cb], cb) == 0, "C element %zu outside the block "
-                  "was written", idx);
+        T_REQUIRE(memcmp(&out[idx * cb], &cs[idx * cb], cb) == 0,
+                  "C element %zu outside the block "
+                  "was written",
+                  idx);
     }
 }
 
@@ -244,7 +260,8 @@ static void add(const char *label, tcase c) {
     snprintf(name, sizeof name, "hopper_%s_%s%s%s_%s_%s%s%s_%lldx%lldx%lld_a%g_b%g%s%s", label,
              fname(c.ta), c.a_mn ? "M" : "K", fname(c.tb), c.b_mn ? "N" : "K", fname(c.tc),
              c.fast ? "_fast" : "", c.split3 ? "_3x" : "", (long long)c.m, (long long)c.n,
-             (long long)c.k, c.alpha, c.beta, c.scales ? "_scaled" : "", c.c_odd_ld ? "_oddldc" : "");
+             (long long)c.k, c.alpha, c.beta, c.scales ? "_scaled" : "",
+             c.c_odd_ld ? "_oddldc" : "");
     g_case = c;
     t_run(name, run_case);
 }
@@ -267,11 +284,16 @@ __global__ void fill_random(void *dst, gk_format f, int64_t n, uint32_t seed) {
         uint32_t h = (uint32_t)i * 2654435761u ^ seed;
         h ^= h >> 16, h *= 0x7feb352du, h ^= h >> 15, h *= 0x846ca68bu, h ^= h >> 16;
         const float x = (float)(h >> 8) * (1.0f / 8388608.0f) - 1.0f;
-        if (f == GK_BF16) ((__nv_bfloat16 *)dst)[i] = __float2bfloat16_rn(x);
-        else if (f == GK_F16) ((__half *)dst)[i] = __float2half_rn(x);
-        else if (f == GK_F8_E4M3FN) ((__nv_fp8_e4m3 *)dst)[i] = __nv_fp8_e4m3(x);
-        else if (f == GK_F8_E5M2) ((__nv_fp8_e5m2 *)dst)[i] = __nv_fp8_e5m2(x);
-        else ((float *)dst)[i] = x;
+        if (f == GK_BF16)
+            ((__nv_bfloat16 *)dst)[i] = __float2bfloat16_rn(x);
+        else if (f == GK_F16)
+            ((__half *)dst)[i] = __float2half_rn(x);
+        else if (f == GK_F8_E4M3FN)
+            ((__nv_fp8_e4m3 *)dst)[i] = __nv_fp8_e4m3(x);
+        else if (f == GK_F8_E5M2)
+            ((__nv_fp8_e5m2 *)dst)[i] = __nv_fp8_e5m2(x);
+        else
+            ((float *)dst)[i] = x;
     }
 }
 
@@ -284,8 +306,8 @@ static void bench(const char *only, int64_t only_n) {
     struct row {
         gk_format t;
         int a_mn, b_mn, fast, split3;
-    } rows[] = {{GK_BF16, 0, 0, 0, 0}, {GK_BF16, 0, 1, 0, 0}, {GK_BF16, 1, 0, 0, 0},
-                {GK_F16, 0, 0, 0, 0},  {GK_TF32, 0, 0, 0, 0}, {GK_TF32, 0, 0, 0, 1},
+    } rows[] = {{GK_BF16, 0, 0, 0, 0},      {GK_BF16, 0, 1, 0, 0},     {GK_BF16, 1, 0, 0, 0},
+                {GK_F16, 0, 0, 0, 0},       {GK_TF32, 0, 0, 0, 0},     {GK_TF32, 0, 0, 0, 1},
                 {GK_F8_E4M3FN, 0, 0, 0, 0}, {GK_F8_E4M3FN, 0, 0, 1, 0}};
     void *flush;
     const size_t flush_bytes = 256u << 20;
@@ -354,7 +376,8 @@ int main(int argc, char **argv) {
     /* 16-bit: every majorness pair on an edge shape, every output type */
     for (gk_format t : {GK_BF16, GK_F16})
         for (int am = 0; am < 2; ++am)
-            for (int bm = 0; bm < 2; ++bm) add("mn", mk(t, t, GK_F32, am, bm, 200, 300, 150));
+            for (int bm = 0; bm < 2; ++bm)
+                add("mn", mk(t, t, GK_F32, am, bm, 200, 300, 150));
     for (gk_format o : outs)
         for (int odd = 0; odd < 2; ++odd) {
             tcase c = mk(GK_BF16, GK_BF16, o, 0, 1, 129, 257, 64);
@@ -364,9 +387,10 @@ int main(int argc, char **argv) {
             add("out", c);
         }
     /* shapes: one element, K = 1, primes, more than one tile of each, a long K */
-    const int64_t shapes[][3] = {{1, 1, 1}, {7, 5, 1}, {131, 263, 97}, {256, 512, 64},
-                                 {389, 97, 1031}};
-    for (const auto &s : shapes) add("shape", mk(GK_BF16, GK_BF16, GK_F32, 0, 0, s[0], s[1], s[2]));
+    const int64_t shapes[][3] = {
+        {1, 1, 1}, {7, 5, 1}, {131, 263, 97}, {256, 512, 64}, {389, 97, 1031}};
+    for (const auto &s : shapes)
+        add("shape", mk(GK_BF16, GK_BF16, GK_F32, 0, 0, s[0], s[1], s[2]));
     /* alpha/beta */
     {
         tcase c = mk(GK_BF16, GK_BF16, GK_F32, 0, 1, 150, 270, 40);
@@ -385,9 +409,8 @@ int main(int argc, char **argv) {
         add("3xtf32", c);
     }
     /* FP8: the three pairs, promoted and fast, scales, each output type */
-    const gk_format f8[3][2] = {{GK_F8_E4M3FN, GK_F8_E4M3FN},
-                                {GK_F8_E4M3FN, GK_F8_E5M2},
-                                {GK_F8_E5M2, GK_F8_E4M3FN}};
+    const gk_format f8[3][2] = {
+        {GK_F8_E4M3FN, GK_F8_E4M3FN}, {GK_F8_E4M3FN, GK_F8_E5M2}, {GK_F8_E5M2, GK_F8_E4M3FN}};
     for (const auto &pr : f8)
         for (int fast = 0; fast < 2; ++fast) {
             tcase c = mk(pr[0], pr[1], GK_F32, 0, 0, 200, 300, 520);

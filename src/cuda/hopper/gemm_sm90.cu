@@ -6,6 +6,10 @@
  */
 #include <cudaTypedefs.h> /* PFN_cuTensorMapEncodeTiled */
 
+#ifndef GK_SM90_CM
+#define GK_SM90_CM 2
+#endif
+
 #include "cuda/gemm/util.cuh"
 #include "cuda/hopper/gemm_sm90.cuh"
 #include "cuda/hopper/hopper.h"
@@ -16,12 +20,16 @@ using namespace gk_sm90;
 
 int elem_bytes(gk_format f) {
     switch (f) {
-    case GK_TF32: return 4;
+    case GK_TF32:
+        return 4;
     case GK_BF16:
-    case GK_F16: return 2;
+    case GK_F16:
+        return 2;
     case GK_F8_E4M3FN:
-    case GK_F8_E5M2: return 1;
-    default: return 0;
+    case GK_F8_E5M2:
+        return 1;
+    default:
+        return 0;
     }
 }
 
@@ -35,6 +43,9 @@ int op_for(gk_format ta, gk_format tb) {
     if (ta == GK_F8_E5M2 && tb == GK_F8_E4M3FN) return OP_E5M2_E4M3;
     return -1;
 }
+
+/* CTAs per cluster (along M, sharing each B tile through TMA multicast). */
+constexpr int CM = GK_SM90_CM;
 
 int out_for(gk_format tc) {
     return tc == GK_F32 ? OUT_F32 : tc == GK_BF16 ? OUT_BF16 : tc == GK_F16 ? OUT_F16 : -1;
@@ -71,11 +82,13 @@ bool make_map(CUtensorMap *map, int ebytes, const void *base, int64_t inner, int
     const cuuint32_t elem_strides[2] = {1, 1};
     return encode(map, type, 2, const_cast<void *>(base), dims, strides, box, elem_strides,
                   CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+                  CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                  CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
 /* Tensor map of one operand as the kernel's producer reads it: K-major lines of K (box: one
- * stage's K by the tile's rows), or MN-major lines of M/N (box: a 64-wide chunk by the stage's K). */
+ * stage's K by the tile's rows), or MN-major lines of M/N (box: a 64-wide chunk by the stage's K).
+ */
 bool operand_map(CUtensorMap *map, int ebytes, const void *base, int mn_major, int64_t rows,
                  int64_t k, int64_t ld, int tile_rows) {
     const int bk = ROW_BYTES / ebytes;
@@ -87,18 +100,21 @@ template <class C> cudaError_t launch(const gk_tc_problem &p, const gk_launch_en
     const int eb = op_traits<C::OP>::elem_bytes;
     CUtensorMap ma, mb, ma_lo, mb_lo, mc;
     if (!operand_map(&ma, eb, p.a, p.a_mn_major, p.m, p.k, p.lda, BM) ||
-        !operand_map(&mb, eb, p.b, p.b_mn_major, p.n, p.k, p.ldb, C::BN))
+        !operand_map(&mb, eb, p.b, p.b_mn_major, p.n, p.k, p.ldb, C::BN / C::CM))
         return cudaErrorInvalidValue;
     if (p.k_lo > 0) {
         if (!operand_map(&ma_lo, eb, (const char *)p.a + p.k_lo * eb, 0, p.m, p.k, p.lda, BM) ||
-            !operand_map(&mb_lo, eb, (const char *)p.b + p.k_lo * eb, 0, p.n, p.k, p.ldb, C::BN))
+            !operand_map(&mb_lo, eb, (const char *)p.b + p.k_lo * eb, 0, p.n, p.k, p.ldb,
+                         C::BN / C::CM))
             return cudaErrorInvalidValue;
     } else {
         ma_lo = ma, mb_lo = mb;
     }
     params kp;
     kp.m = p.m, kp.n = p.n, kp.k = p.k;
-    kp.tiles_m = (int)gk_ceil_div(p.m, BM), kp.tiles_n = (int)gk_ceil_div(p.n, C::BN);
+    /* tiles_m counts groups of CM tile rows: a cluster takes CM tiles of one column at a time */
+    kp.tiles_m = (int)gk_ceil_div(p.m, (int64_t)BM * C::CM),
+    kp.tiles_n = (int)gk_ceil_div(p.n, C::BN);
     kp.tiles = kp.tiles_m * kp.tiles_n;
     kp.kblocks = (int)gk_ceil_div(p.k, C::BK);
     kp.split3 = p.k_lo > 0;
@@ -113,31 +129,48 @@ template <class C> cudaError_t launch(const gk_tc_problem &p, const gk_launch_en
     kp.alpha = p.alpha, kp.beta = p.beta;
     kp.scale_a = p.scale_a, kp.scale_b = p.scale_b;
 
-    cudaError_t err = cudaFuncSetAttribute(gemm_kernel<C>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM_BYTES);
+    cudaError_t err = cudaFuncSetAttribute(
+        gemm_kernel<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM_BYTES);
     if (err != cudaSuccess) return err;
-    const int grid = kp.tiles < env.sm_count ? kp.tiles : env.sm_count;
-    gemm_kernel<C><<<grid, THREADS, C::SMEM_BYTES, env.stream>>>(ma, mb, ma_lo, mb_lo, mc, kp);
-    return cudaGetLastError();
+    /* persistent: as many whole clusters as can be resident at once (a GPC's SMs do not always
+     * pair up), never more than there are tiles */
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute attr[1];
+    cfg.gridDim = dim3(env.sm_count / C::CM * C::CM), cfg.blockDim = dim3(THREADS);
+    cfg.dynamicSmemBytes = C::SMEM_BYTES, cfg.stream = env.stream;
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = C::CM, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
+    cfg.attrs = attr, cfg.numAttrs = 1;
+    int slots = env.sm_count / C::CM;
+    if (C::CM > 1) {
+        err = cudaOccupancyMaxActiveClusters(&slots, gemm_kernel<C>, &cfg);
+        if (err != cudaSuccess) return err;
+        if (slots < 1) return cudaErrorInvalidConfiguration;
+    }
+    const int clusters = kp.tiles < slots ? kp.tiles : slots;
+    cfg.gridDim = dim3(clusters * C::CM);
+    err = cudaLaunchKernelEx(&cfg, gemm_kernel<C>, ma, mb, ma_lo, mb_lo, mc, kp);
+    return err != cudaSuccess ? err : cudaGetLastError();
 }
 
 template <int OP> cudaError_t launch_16bit(const gk_tc_problem &p, const gk_launch_env &env) {
-    if (p.a_mn_major && p.b_mn_major) return launch<config<OP, 256, true, true, false>>(p, env);
-    if (p.a_mn_major) return launch<config<OP, 256, true, false, false>>(p, env);
-    if (p.b_mn_major) return launch<config<OP, 256, false, true, false>>(p, env);
-    return launch<config<OP, 256, false, false, false>>(p, env);
+    if (p.a_mn_major && p.b_mn_major) return launch<config<OP, 256, true, true, false, CM>>(p, env);
+    if (p.a_mn_major) return launch<config<OP, 256, true, false, false, CM>>(p, env);
+    if (p.b_mn_major) return launch<config<OP, 256, false, true, false, CM>>(p, env);
+    return launch<config<OP, 256, false, false, false, CM>>(p, env);
 }
 
 template <int OP> cudaError_t launch_fp8(const gk_tc_problem &p, const gk_launch_env &env) {
-    if (p.fp8_fast_accum) return launch<config<OP, 256, false, false, false>>(p, env);
-    return launch<config<OP, 192, false, false, true>>(p, env);
+    if (p.fp8_fast_accum) return launch<config<OP, 256, false, false, false, CM>>(p, env);
+    return launch<config<OP, 192, false, false, true, CM>>(p, env);
 }
 
 /* 1 when this library holds sm_90a code for the kernel (it may be built for other targets only). */
 bool built_for_sm90a() {
     static const bool built = [] {
         cudaFuncAttributes attr;
-        return cudaFuncGetAttributes(&attr, gemm_kernel<config<OP_BF16, 256, false, false, false>>) ==
+        return cudaFuncGetAttributes(&attr,
+                                     gemm_kernel<config<OP_BF16, 256, false, false, false, CM>>) ==
                    cudaSuccess &&
                attr.binaryVersion == 90;
     }();
@@ -166,12 +199,19 @@ int gk_hopper_supports(const gk_tc_problem &p, int sm) {
 
 cudaError_t gk_hopper_gemm(const gk_tc_problem &p, const gk_launch_env &env) {
     switch (op_for(p.ta, p.tb)) {
-    case OP_BF16: return launch_16bit<OP_BF16>(p, env);
-    case OP_F16: return launch_16bit<OP_F16>(p, env);
-    case OP_TF32: return launch<config<OP_TF32, 256, false, false, false>>(p, env);
-    case OP_E4M3_E4M3: return launch_fp8<OP_E4M3_E4M3>(p, env);
-    case OP_E4M3_E5M2: return launch_fp8<OP_E4M3_E5M2>(p, env);
-    case OP_E5M2_E4M3: return launch_fp8<OP_E5M2_E4M3>(p, env);
-    default: return cudaErrorNotSupported;
+    case OP_BF16:
+        return launch_16bit<OP_BF16>(p, env);
+    case OP_F16:
+        return launch_16bit<OP_F16>(p, env);
+    case OP_TF32:
+        return launch<config<OP_TF32, 256, false, false, false, CM>>(p, env);
+    case OP_E4M3_E4M3:
+        return launch_fp8<OP_E4M3_E4M3>(p, env);
+    case OP_E4M3_E5M2:
+        return launch_fp8<OP_E4M3_E5M2>(p, env);
+    case OP_E5M2_E4M3:
+        return launch_fp8<OP_E5M2_E4M3>(p, env);
+    default:
+        return cudaErrorNotSupported;
     }
 }

@@ -40,14 +40,14 @@ enum op_kind { OP_BF16, OP_F16, OP_TF32, OP_E4M3_E4M3, OP_E4M3_E5M2, OP_E5M2_E4M
 /* Output element types (runtime: the epilogue is a small part of the kernel). */
 enum out_kind { OUT_F32 = 0, OUT_BF16 = 1, OUT_F16 = 2 };
 
-constexpr int BM = 128;             /* tile rows: 64 per consumer warpgroup */
-constexpr int ROW_BYTES = 128;      /* bytes of K per buffer row (one swizzle row) */
-constexpr int CHUNK = 64;           /* MN-major chunk width in 16-bit elements (128 bytes) */
-constexpr int GROUP_M = 8;          /* tile rows per group of the tile order */
-constexpr int THREADS = 384;        /* producer + two consumer warpgroups */
-constexpr int PRODUCER_REGS = 24;   /* setmaxnreg targets: 24*128 + 240*256 <= 64K registers */
-constexpr int CONSUMER_REGS = 240;
-constexpr int EPI_BYTES = 16384;    /* per consumer: two 64-row x 128-byte boxes of C */
+constexpr int BM = 128;           /* tile rows: 64 per consumer warpgroup */
+constexpr int ROW_BYTES = 128;    /* bytes of K per buffer row (one swizzle row) */
+constexpr int CHUNK = 64;         /* MN-major chunk width in 16-bit elements (128 bytes) */
+constexpr int GROUP_M = 8;        /* tile rows per group of the tile order */
+constexpr int THREADS = 384;      /* producer + two consumer warpgroups */
+constexpr int PRODUCER_REGS = 40; /* setmaxnreg targets: 40*128 + 232*256 <= 64K registers */
+constexpr int CONSUMER_REGS = 232;
+constexpr int EPI_BYTES = 16384; /* per consumer: two 64-row x 128-byte boxes of C */
 
 struct params {
     int64_t m, n, k;
@@ -56,9 +56,9 @@ struct params {
     int split3;  /* 3xTF32: three virtual K blocks per block */
     void *c;
     int64_t ldc;
-    int c_type; /* out_kind */
-    int c_pair; /* C may be accessed two elements at a time (alignment of c and ldc) */
-    int c_tma;  /* store C through shared memory with TMA (beta == 0 and TMA-aligned C) */
+    int c_type;     /* out_kind */
+    int c_pair;     /* C may be accessed two elements at a time (alignment of c and ldc) */
+    int c_tma;      /* store C through shared memory with TMA (beta == 0 and TMA-aligned C) */
     int c_tma_last; /* ... also in the last tile column: TMA stores whole 16-byte pieces, so a
                      * row end that is not a multiple of 16 bytes takes the direct path there */
     float alpha, beta;
@@ -66,27 +66,15 @@ struct params {
 };
 
 template <int OP> struct op_traits;
-template <> struct op_traits<OP_BF16> {
-    static constexpr int elem_bytes = 2;
-};
-template <> struct op_traits<OP_F16> {
-    static constexpr int elem_bytes = 2;
-};
-template <> struct op_traits<OP_TF32> {
-    static constexpr int elem_bytes = 4;
-};
-template <> struct op_traits<OP_E4M3_E4M3> {
-    static constexpr int elem_bytes = 1;
-};
-template <> struct op_traits<OP_E4M3_E5M2> {
-    static constexpr int elem_bytes = 1;
-};
-template <> struct op_traits<OP_E5M2_E4M3> {
-    static constexpr int elem_bytes = 1;
-};
+template <> struct op_traits<OP_BF16> { static constexpr int elem_bytes = 2; };
+template <> struct op_traits<OP_F16> { static constexpr int elem_bytes = 2; };
+template <> struct op_traits<OP_TF32> { static constexpr int elem_bytes = 4; };
+template <> struct op_traits<OP_E4M3_E4M3> { static constexpr int elem_bytes = 1; };
+template <> struct op_traits<OP_E4M3_E5M2> { static constexpr int elem_bytes = 1; };
+template <> struct op_traits<OP_E5M2_E4M3> { static constexpr int elem_bytes = 1; };
 
-template <int OP_, int BN_, bool A_MN_, bool B_MN_, bool PROMOTE_> struct config {
-    static constexpr int OP = OP_, BN = BN_;
+template <int OP_, int BN_, bool A_MN_, bool B_MN_, bool PROMOTE_, int CM_> struct config {
+    static constexpr int OP = OP_, BN = BN_, CM = CM_;
     static constexpr bool A_MN = A_MN_, B_MN = B_MN_, PROMOTE = PROMOTE_;
     static constexpr int BK = ROW_BYTES / op_traits<OP>::elem_bytes; /* K elements per stage */
     static constexpr int A_BYTES = BM * ROW_BYTES, B_BYTES = BN * ROW_BYTES;
@@ -95,10 +83,11 @@ template <int OP_, int BN_, bool A_MN_, bool B_MN_, bool PROMOTE_> struct config
     static constexpr int NACC = BN / 2; /* accumulator floats per thread (64 rows x BN / 128) */
     /* dynamic shared memory: 1024-byte alignment slack, the ring, the epilogue's staging buffers
      * (EPI_BYTES per consumer), then 2 * STAGES mbarriers */
-    static constexpr int SMEM_BYTES =
-        1024 + STAGES * STAGE_BYTES + 2 * EPI_BYTES + 2 * STAGES * 8;
+    static constexpr int SMEM_BYTES = 1024 + STAGES * STAGE_BYTES + 2 * EPI_BYTES + 2 * STAGES * 8;
     static_assert(!(A_MN || B_MN) || op_traits<OP>::elem_bytes == 2, "MN-major needs 16-bit");
     static_assert(BN == 192 || BN == 256, "wgmma wrappers exist for N = 192 and 256");
+    static_assert(CM == 1 || CM == 2, "clusters of one or two CTAs along M");
+    static_assert(!B_MN || (BN / CHUNK) % CM == 0, "MN-major B chunks split evenly");
 };
 
 #ifdef GK_SM90A
@@ -114,7 +103,8 @@ __device__ __forceinline__ void tile_coords(const params &p, int t, int &tm, int
 
 /* One stage's four wgmmas (K = 4 x 32 bytes) for a 64-row slice, into d. */
 template <class C>
-__device__ __forceinline__ void mma_stage(float *d, uint32_t a_base, uint32_t b_base, int zero_first) {
+__device__ __forceinline__ void mma_stage(float *d, uint32_t a_base, uint32_t b_base,
+                                          int zero_first) {
 #pragma unroll
     for (int j = 0; j < 4; ++j) {
         /* K-major: step 32 bytes along the swizzled row (SBO: 8 rows = 1024 bytes). MN-major: step
@@ -196,6 +186,28 @@ __device__ __forceinline__ void store_pair(const params &p, int64_t row, int64_t
         }
     }
 }
+/* Load (CM == 1) or multicast to the whole cluster (CM > 1) one box of B. */
+template <class C>
+__device__ __forceinline__ void load_b(void *dst, const CUtensorMap *map, uint64_t *bar, int32_t c0,
+                                       int32_t c1) {
+    if constexpr (C::CM > 1)
+        tma_load_2d_multicast(dst, map, bar, c0, c1, (uint16_t)((1u << C::CM) - 1));
+    else
+        tma_load_2d(dst, map, bar, c0, c1);
+}
+
+/* One consumer warp is done reading a stage: tell every CTA of the cluster (each one's producer
+ * multicasts into this CTA's copy of the stage). */
+template <class C> __device__ __forceinline__ void release(uint64_t *bar) {
+    if constexpr (C::CM > 1) {
+#pragma unroll
+        for (int r = 0; r < C::CM; ++r)
+            mbar_arrive_cluster(bar, r);
+    } else {
+        mbar_arrive(bar);
+    }
+}
+
 /* Epilogue through shared memory: one consumer's 64 x BN slice of the tile, scaled by alpha,
  * converted to OUT and written into its staging buffer as 64-row x 128-byte boxes in the TMA
  * 128-byte swizzle (16-byte chunk index XOR row % 8: conflict-free for the wgmma fragment), two
@@ -206,7 +218,7 @@ __device__ __forceinline__ void store_tile_tma(const CUtensorMap *map_c, const f
                                                uint8_t *buf, int barrier_id, int warp, int lane,
                                                int32_t row0, int32_t col0, float alpha) {
     constexpr int CB = OUT == OUT_F32 ? 4 : 2;
-    constexpr int E = ROW_BYTES / CB;            /* output elements per box row */
+    constexpr int E = ROW_BYTES / CB; /* output elements per box row */
     constexpr int BOXES = C::BN / E, PER_ROUND = EPI_BYTES / (64 * ROW_BYTES);
     const bool leader = threadIdx.x % 128 == 0;
 #pragma unroll
@@ -223,9 +235,10 @@ __device__ __forceinline__ void store_tile_tma(const CUtensorMap *map_c, const f
                 for (int h = 0; h < 2; ++h) {
                     const int row = warp * 16 + lane / 4 + 8 * h;
                     const int cbyte = (jj * 8 + 2 * (lane % 4)) * CB;
-                    uint8_t *dst = box + row * ROW_BYTES + (((cbyte >> 4) ^ (row & 7)) << 4) +
-                                   (cbyte & 15);
-                    const float v0 = alpha * acc[4 * j + 2 * h], v1 = alpha * acc[4 * j + 2 * h + 1];
+                    uint8_t *dst =
+                        box + row * ROW_BYTES + (((cbyte >> 4) ^ (row & 7)) << 4) + (cbyte & 15);
+                    const float v0 = alpha * acc[4 * j + 2 * h],
+                                v1 = alpha * acc[4 * j + 2 * h + 1];
                     if constexpr (OUT == OUT_F32)
                         *(float2 *)dst = make_float2(v0, v1);
                     else if constexpr (OUT == OUT_BF16)
@@ -247,78 +260,61 @@ __device__ __forceinline__ void store_tile_tma(const CUtensorMap *map_c, const f
 }
 #endif /* GK_SM90A */
 
-template <class C>
-__global__ void __launch_bounds__(THREADS, 1)
-    gemm_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                const __grid_constant__ CUtensorMap map_a_lo,
-                const __grid_constant__ CUtensorMap map_b_lo,
-                const __grid_constant__ CUtensorMap map_c, const params p) {
 #ifdef GK_SM90A
-    extern __shared__ uint8_t smem_raw[];
-    uint8_t *smem = (uint8_t *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
-    uint8_t *epi = smem + C::STAGES * C::STAGE_BYTES;
-    uint64_t *full = (uint64_t *)(epi + 2 * EPI_BYTES);
-    uint64_t *empty = full + C::STAGES;
-    const int wg = threadIdx.x / 128;
-    const int steps = p.kblocks * (p.split3 ? 3 : 1);
-
-    if (threadIdx.x == 0) {
-        tma_prefetch_desc(&map_a);
-        tma_prefetch_desc(&map_b);
-        for (int s = 0; s < C::STAGES; ++s) {
-            mbar_init(&full[s], 1);
-            mbar_init(&empty[s], 8); /* one arrival per consumer warp */
-        }
-        fence_barrier_init();
-    }
-    __syncthreads();
-
-    if (wg == 0) {
-        setmaxnreg_dec<PRODUCER_REGS>();
-        if (threadIdx.x != 0) return;
-        int stage = 0;
-        uint32_t phase = 0;
-        for (int t = blockIdx.x; t < p.tiles; t += gridDim.x) {
-            int tm, tn;
-            tile_coords(p, t, tm, tn);
-            const int m0 = tm * BM, n0 = tn * C::BN;
-            for (int s = 0; s < steps; ++s) {
-                const CUtensorMap *ma = &map_a, *mb = &map_b;
-                int kb = s;
-                if (p.split3) {
-                    kb = s / 3;
-                    const int part = s - 3 * kb; /* 0: lo*hi, 1: hi*lo, 2: hi*hi */
-                    if (part == 0) ma = &map_a_lo;
-                    if (part == 1) mb = &map_b_lo;
-                }
-                const int k0 = kb * C::BK;
-                mbar_wait(&empty[stage], phase ^ 1);
-                uint8_t *a_dst = smem + stage * C::STAGE_BYTES, *b_dst = a_dst + C::A_BYTES;
-                mbar_arrive_expect_tx(&full[stage], C::STAGE_BYTES);
-                if constexpr (C::A_MN) {
-#pragma unroll
-                    for (int c = 0; c < BM / CHUNK; ++c)
-                        tma_load_2d(a_dst + c * C::BK * ROW_BYTES, ma, &full[stage], m0 + c * CHUNK,
-                                    k0);
-                } else {
-                    tma_load_2d(a_dst, ma, &full[stage], k0, m0);
-                }
-                if constexpr (C::B_MN) {
-#pragma unroll
-                    for (int c = 0; c < C::BN / CHUNK; ++c)
-                        tma_load_2d(b_dst + c * C::BK * ROW_BYTES, mb, &full[stage], n0 + c * CHUNK,
-                                    k0);
-                } else {
-                    tma_load_2d(b_dst, mb, &full[stage], k0, n0);
-                }
-                if (++stage == C::STAGES) stage = 0, phase ^= 1;
+/* The producer thread: walks the same tiles as the consumers and fills the ring. */
+template <class C>
+__device__ __forceinline__ void
+produce(const params &p, uint8_t *smem, uint64_t *full, uint64_t *empty, const CUtensorMap *map_a,
+        const CUtensorMap *map_b, const CUtensorMap *map_a_lo, const CUtensorMap *map_b_lo,
+        uint32_t rank, int first, int stride, int steps) {
+    int stage = 0;
+    uint32_t phase = 0;
+    for (int t = first; t < p.tiles; t += stride) {
+        int tm, tn;
+        tile_coords(p, t, tm, tn);
+        const int m0 = (tm * C::CM + rank) * BM, n0 = tn * C::BN;
+        for (int s = 0; s < steps; ++s) {
+            const CUtensorMap *ma = map_a, *mb = map_b;
+            int kb = s;
+            if (p.split3) {
+                kb = s / 3;
+                const int part = s - 3 * kb; /* 0: lo*hi, 1: hi*lo, 2: hi*hi */
+                if (part == 0) ma = map_a_lo;
+                if (part == 1) mb = map_b_lo;
             }
+            const int k0 = kb * C::BK;
+            mbar_wait(&empty[stage], phase ^ 1);
+            uint8_t *a_dst = smem + stage * C::STAGE_BYTES, *b_dst = a_dst + C::A_BYTES;
+            mbar_arrive_expect_tx(&full[stage], C::STAGE_BYTES);
+            if constexpr (C::A_MN) {
+#pragma unroll
+                for (int c = 0; c < BM / CHUNK; ++c)
+                    tma_load_2d(a_dst + c * C::BK * ROW_BYTES, ma, &full[stage], m0 + c * CHUNK,
+                                k0);
+            } else {
+                tma_load_2d(a_dst, ma, &full[stage], k0, m0);
+            }
+            /* this CTA's share of the B tile: chunks or rows [rank, rank + 1) / CM */
+            if constexpr (C::B_MN) {
+                constexpr int PER = C::BN / CHUNK / C::CM;
+#pragma unroll
+                for (int c = rank * PER; c < (int)(rank + 1) * PER; ++c)
+                    load_b<C>(b_dst + c * C::BK * ROW_BYTES, mb, &full[stage], n0 + c * CHUNK, k0);
+            } else {
+                constexpr int ROWS = C::BN / C::CM;
+                load_b<C>(b_dst + rank * ROWS * ROW_BYTES, mb, &full[stage], k0, n0 + rank * ROWS);
+            }
+            if (++stage == C::STAGES) stage = 0, phase ^= 1;
         }
-        return;
     }
+}
 
+/* The consumer warpgroups: wgmma over the ring, then the epilogue of each tile. */
+template <class C>
+__device__ __forceinline__ void consume(const params &p, uint8_t *smem, uint64_t *full,
+                                        uint64_t *empty, uint8_t *epi, const CUtensorMap *map_c,
+                                        int cw, uint32_t rank, int first, int stride, int steps) {
     setmaxnreg_inc<CONSUMER_REGS>();
-    const int cw = wg - 1;                  /* consumer index: rows cw*64 .. cw*64+63 of a tile */
     const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     float alpha = p.alpha;
     if (p.scale_a) alpha *= *p.scale_a;
@@ -329,12 +325,14 @@ __global__ void __launch_bounds__(THREADS, 1)
 
     int stage = 0;
     uint32_t phase = 0;
-    for (int t = blockIdx.x; t < p.tiles; t += gridDim.x) {
+    for (int t = first; t < p.tiles; t += stride) {
         int tm, tn;
         tile_coords(p, t, tm, tn);
+        tm = tm * C::CM + rank;
         float acc[C::NACC];
 #pragma unroll
-        for (int i = 0; i < C::NACC; ++i) acc[i] = 0.0f;
+        for (int i = 0; i < C::NACC; ++i)
+            acc[i] = 0.0f;
         int prev = -1;
         for (int s = 0; s < steps; ++s) {
             mbar_wait(&full[stage], phase);
@@ -346,34 +344,35 @@ __global__ void __launch_bounds__(THREADS, 1)
                 mma_stage<C>(part, a_base, b_base, 1);
                 wgmma_commit();
                 wgmma_wait<0>();
-                if (lane == 0) mbar_arrive(&empty[stage]);
+                if (lane == 0) release<C>(&empty[stage]);
 #pragma unroll
-                for (int i = 0; i < C::NACC; ++i) acc[i] += part[i];
+                for (int i = 0; i < C::NACC; ++i)
+                    acc[i] += part[i];
             } else {
                 wgmma_fence();
                 mma_stage<C>(acc, a_base, b_base, 0);
                 wgmma_commit();
                 /* keep this stage's wgmmas in flight; the previous stage's are done: free it */
                 wgmma_wait<1>();
-                if (prev >= 0 && lane == 0) mbar_arrive(&empty[prev]);
+                if (prev >= 0 && lane == 0) release<C>(&empty[prev]);
                 prev = stage;
             }
             if (++stage == C::STAGES) stage = 0, phase ^= 1;
         }
         if constexpr (!C::PROMOTE) {
             wgmma_wait<0>();
-            if (prev >= 0 && lane == 0) mbar_arrive(&empty[prev]);
+            if (prev >= 0 && lane == 0) release<C>(&empty[prev]);
         }
 
         if (p.c_tma && (p.c_tma_last || tn + 1 < p.tiles_n)) {
             const int32_t r0 = tm * BM + cw * 64, c0 = tn * C::BN;
             uint8_t *buf = epi + cw * EPI_BYTES;
             if (p.c_type == OUT_F32)
-                store_tile_tma<C, OUT_F32>(&map_c, acc, buf, 1 + cw, warp, lane, r0, c0, alpha);
+                store_tile_tma<C, OUT_F32>(map_c, acc, buf, 1 + cw, warp, lane, r0, c0, alpha);
             else if (p.c_type == OUT_BF16)
-                store_tile_tma<C, OUT_BF16>(&map_c, acc, buf, 1 + cw, warp, lane, r0, c0, alpha);
+                store_tile_tma<C, OUT_BF16>(map_c, acc, buf, 1 + cw, warp, lane, r0, c0, alpha);
             else
-                store_tile_tma<C, OUT_F16>(&map_c, acc, buf, 1 + cw, warp, lane, r0, c0, alpha);
+                store_tile_tma<C, OUT_F16>(map_c, acc, buf, 1 + cw, warp, lane, r0, c0, alpha);
             continue;
         }
         /* wgmma D fragment: n8 block j, row lane/4 (+8), columns 2*(lane%4) + {0, 1} */
@@ -387,6 +386,54 @@ __global__ void __launch_bounds__(THREADS, 1)
     }
     /* the last bulk stores must have read the staging buffer before the CTA's memory goes */
     if (p.c_tma && threadIdx.x % 128 == 0) bulk_wait<0>();
+}
+#endif /* GK_SM90A */
+
+template <class C>
+__global__ void __launch_bounds__(THREADS, 1)
+    gemm_kernel(const __grid_constant__ CUtensorMap map_a,
+                const __grid_constant__ CUtensorMap map_b,
+                const __grid_constant__ CUtensorMap map_a_lo,
+                const __grid_constant__ CUtensorMap map_b_lo,
+                const __grid_constant__ CUtensorMap map_c, const params p) {
+#ifdef GK_SM90A
+    extern __shared__ uint8_t smem_raw[];
+    uint8_t *smem = (uint8_t *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
+    uint8_t *epi = smem + C::STAGES * C::STAGE_BYTES;
+    uint64_t *full = (uint64_t *)(epi + 2 * EPI_BYTES);
+    uint64_t *empty = full + C::STAGES;
+    const int wg = threadIdx.x / 128;
+    const int steps = p.kblocks * (p.split3 ? 3 : 1);
+    /* Clusters of CM CTAs take CM vertically adjacent tiles (same B tile): each CTA loads 1/CM of
+     * the B tile and multicasts it to all, so a stage may be refilled only when the consumers of
+     * every CTA of the cluster have released it. p.tiles counts these groups of CM tiles. */
+    const uint32_t rank = C::CM > 1 ? cluster_ctarank() : 0;
+    const int first = blockIdx.x / C::CM, stride = gridDim.x / C::CM;
+
+    if (threadIdx.x == 0) {
+        tma_prefetch_desc(&map_a);
+        tma_prefetch_desc(&map_b);
+        for (int s = 0; s < C::STAGES; ++s) {
+            mbar_init(&full[s], 1);
+            mbar_init(&empty[s], 8 * C::CM); /* one arrival per consumer warp of the cluster */
+        }
+        fence_barrier_init();
+    }
+    if constexpr (C::CM > 1)
+        cluster_sync();
+    else
+        __syncthreads();
+
+    if (wg == 0) {
+        setmaxnreg_dec<PRODUCER_REGS>();
+        if (threadIdx.x == 0)
+            produce<C>(p, smem, full, empty, &map_a, &map_b, &map_a_lo, &map_b_lo, rank, first,
+                       stride, steps);
+    } else {
+        consume<C>(p, smem, full, empty, epi, &map_c, wg - 1, rank, first, stride, steps);
+    }
+    /* no CTA may leave while another one of its cluster can still write into its shared memory */
+    if constexpr (C::CM > 1) cluster_sync();
 #endif /* GK_SM90A */
 }
 
