@@ -70,7 +70,7 @@ CUDA_LIBS := -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -lstdc++
 endif
 
 # ---- sources ---------------------------------------------------------------------------------
-LIB_C := $(wildcard src/core/*.c src/cpu/*.c src/cpu/*/*.c src/blas/*.c)
+LIB_C := $(wildcard src/core/*.c src/cpu/*.c src/cpu/*/*.c src/blas/*.c src/formats/*.c)
 # src/cpu/probe/ holds a developer program (gk-cpu-probe, below), not library code
 LIB_C := $(filter-out src/cpu/probe/%,$(LIB_C))
 ifneq ($(MACHINE),x86_64)

@@ -71,6 +71,145 @@ GK_API const char *gk_last_error(void);
 GK_API const char *gk_version(void);
 
 /* ---------------------------------------------------------------------------------------------
+ * Number formats. One list for the whole library: operand and result types of the mixed-precision
+ * GEMM, and the element and scale formats of the conversions and MX block scaling below. Names
+ * follow ml_dtypes (gk_format_name). Bit-level definitions: docs/formats.md.
+ * ------------------------------------------------------------------------------------------- */
+
+typedef enum gk_format {
+    GK_F32 = 0,         /* IEEE binary32 */
+    GK_TF32 = 1,        /* binary32 storage, multiplied as TF32 (8-bit exponent, 10-bit mantissa) */
+    GK_BF16 = 2,        /* bfloat16 */
+    GK_F16 = 3,         /* IEEE binary16 */
+    GK_F8_E4M3FN = 4,   /* OCP FP8 E4M3: no Inf, one NaN pattern per sign, max 448 */
+    GK_F8_E5M2 = 5,     /* OCP FP8 E5M2: IEEE-like with Inf and NaN, max 57344 */
+    GK_F8_E4M3FNUZ = 6, /* E4M3, bias 8, no Inf, no -0, NaN is 0x80, max 240 */
+    GK_F8_E5M2FNUZ = 7, /* E5M2, bias 16, no Inf, no -0, NaN is 0x80, max 57344 */
+    GK_F8_E8M0FNU = 8,  /* MX scale: 2^(code - 127), unsigned, no zero, NaN is 0xFF */
+    GK_F6_E2M3FN = 9,   /* OCP FP6 E2M3: no Inf or NaN, max 7.5 */
+    GK_F6_E3M2FN = 10,  /* OCP FP6 E3M2: no Inf or NaN, max 28 */
+    GK_F4_E2M1FN = 11,  /* OCP FP4 E2M1: no Inf or NaN, max 6 */
+    GK_FORMAT_COUNT = 12
+} gk_format;
+
+/* ml_dtypes name of a format ("float8_e4m3fn", ...; "float32" and "tfloat32" for the first two),
+ * or NULL for a value outside the enum. */
+GK_API const char *gk_format_name(gk_format fmt);
+
+/* @formats-api-begin (conversion and MX API: see docs/formats.md) */
+
+/* Facts about one format, the single registry that the CLI, the Python binding and the docs
+ * read. Values are exact (every finite value of every format is a float32). */
+typedef struct gk_format_info {
+    const char *name;     /* gk_format_name */
+    int bits;             /* bits of one code: 32, 16, 8, 6 or 4 (TF32: 19 significant) */
+    int storage_bytes;    /* bytes of one unpacked code: 4 (F32, TF32), 2 (BF16, F16), else 1 */
+    int exponent_bits;    /* 8 for F32/TF32/BF16/E8M0 */
+    int mantissa_bits;    /* stored fraction bits (E8M0: 0) */
+    int bias;             /* exponent bias */
+    int emax;             /* max_finite is in [2^emax, 2^(emax+1)) */
+    int is_signed;        /* 0 only for E8M0 */
+    int has_zero;         /* 0 only for E8M0 */
+    int has_neg_zero;     /* 0 for E8M0 and the FNUZ formats */
+    int has_inf;          /* F32, TF32, BF16, F16, E5M2 */
+    int has_nan;          /* all but FP6/FP4 */
+    int has_subnormals;   /* 0 only for E8M0 */
+    double max_finite;    /* largest finite value */
+    double min_normal;    /* smallest positive normal value (E8M0: 2^-127) */
+    double min_subnormal; /* smallest positive value (E8M0: 2^-127) */
+    uint32_t max_code;    /* code of max_finite (F32/TF32: its bits) */
+    uint32_t nan_code;    /* code gk_encode gives +NaN (FP6/FP4, without NaN: a zero) */
+    int mx_element;       /* 1 for the OCP MX elements E4M3FN, E5M2, E2M3FN, E3M2FN, E2M1FN */
+} gk_format_info;
+
+GK_API gk_status gk_format_info_get(gk_format fmt, gk_format_info *info);
+
+/* Encode n float32 values into fmt's codes, rounding to nearest, ties to even (E8M0, which has no
+ * fraction bits: ties up, as ml_dtypes). Overflow (a finite value rounding beyond max_finite) and
+ * +-Inf: saturate = 1 gives +-max_finite; saturate = 0 gives the format's Inf where it has one,
+ * else its NaN; FP6/FP4, having neither, saturate in both modes. NaN gives the format's quiet NaN
+ * with the input's sign where NaN is signed (the FNUZ NaN 0x80, E8M0's 0xFF; FP6/FP4 a zero with
+ * the opposite sign, ml_dtypes' stand-in). E8M0 (unsigned, no zero): positive values below 2^-127
+ * give 2^-127; zero and negatives give 2^-127 when saturating, else NaN. Every rule, and where
+ * they differ from ml_dtypes: docs/formats.md.
+ * codes: one uint8_t per element for the <= 8-bit formats, uint16_t for BF16/F16, float for
+ * F32/TF32 (TF32: float32 rounded to 10 fraction bits; F32: a copy). Any alignment; x and codes
+ * must not overlap unless identical (F32/TF32 in place). Independent of the floating-point
+ * environment (rounding mode, flush-to-zero). */
+GK_API gk_status gk_encode(gk_format fmt, const float *x, void *codes, int64_t n, int saturate);
+
+/* Decode n codes (layout as gk_encode writes them) to float32, exactly. Bits of a <= 8-bit code
+ * above the format's width are ignored. */
+GK_API gk_status gk_decode(gk_format fmt, const void *codes, float *y, int64_t n);
+
+/* Packed storage of the sub-byte formats, a little-endian bit stream: element i occupies bits
+ * [i*b, i*b + b) where stream bit j is bit (j % 8) of byte j / 8. FP4 (b = 4): two per byte,
+ * element 0 in the low nibble. FP6 (b = 6): four elements in three bytes. Bits past the last
+ * element in the final byte are written as zero. gk_packed_bytes gives ceil(n * b / 8) for the
+ * 4- and 6-bit formats, -1 for other formats or n < 0 (or overflow). */
+GK_API int64_t gk_packed_bytes(gk_format fmt, int64_t n);
+GK_API gk_status gk_pack(gk_format fmt, const uint8_t *codes, void *packed, int64_t n);
+GK_API gk_status gk_unpack(gk_format fmt, const void *packed, uint8_t *codes, int64_t n);
+
+/* How an MX block's E8M0 scale X = 2^e is chosen from the block's largest magnitude amax, for an
+ * element format whose largest finite value is max_elem = M * 2^emax_elem (M in [1, 2)).
+ * Every rule gives a zero block e = -127, a block holding NaN or Inf the NaN scale (0xFF), and
+ * clamps e below at -127. docs/formats.md compares them. */
+typedef enum gk_mx_scale_rule {
+    /* OCP MX v1.0 (the default): e = floor(log2(amax)) - emax_elem. Elements above max_elem
+     * after scaling are clamped to it (E4M3: amax / X is in [256, 512), max 448). */
+    GK_MX_SCALE_FLOOR = 0,
+    /* e = ceil(log2(amax)) - emax_elem (torchao CEIL): never clamps; a power-of-two amax keeps
+     * FLOOR's scale, any other amax gets twice FLOOR's. */
+    GK_MX_SCALE_CEIL = 1,
+    /* torchao EVEN: amax is first rounded to the element format's precision (mantissa_bits
+     * fraction bits, ties away from zero), then FLOOR. */
+    GK_MX_SCALE_EVEN = 2,
+    /* NVIDIA's (cuBLAS/Transformer Engine "RCEIL"): the smallest power of two X with
+     * amax / X <= max_elem, i.e. e = ceil(log2(amax / max_elem)), computed exactly. Never
+     * clamps and uses the most of the element range of the rules that never clamp. */
+    GK_MX_SCALE_RCEIL = 3
+} gk_mx_scale_rule;
+
+/* MX block quantization of a row-major rows x cols float32 matrix x (row stride ldx elements):
+ * each row is cut into blocks of `block` consecutive elements (OCP MX: 32), the last block of a
+ * row holding the cols % block remainder when block does not divide cols. Per block, one E8M0
+ * scale X by `rule`, and elements P = x / X rounded to nearest even and clamped to the element
+ * format's largest finite value (saturating; NaN never produced). A block whose scale is NaN
+ * (it holds NaN or Inf) gets element codes 0. elem: GK_F8_E4M3FN, GK_F8_E5M2, GK_F6_E2M3FN,
+ * GK_F6_E3M2FN or GK_F4_E2M1FN. codes: one uint8_t per element, row stride ldcodes (>= cols);
+ * scales: ceil(cols / block) per row, row stride ldscales. */
+GK_API gk_status gk_mx_quantize(gk_format elem, gk_mx_scale_rule rule, int64_t rows, int64_t cols,
+                                int64_t block, const float *x, int64_t ldx, uint8_t *codes,
+                                int64_t ldcodes, uint8_t *scales, int64_t ldscales);
+
+/* y = decode(code) * X for every element, the same layout as gk_mx_quantize; exact (a product
+ * beyond float32's range is +-Inf; a NaN scale makes its block NaN). */
+GK_API gk_status gk_mx_dequantize(gk_format elem, int64_t rows, int64_t cols, int64_t block,
+                                  const uint8_t *codes, int64_t ldcodes, const uint8_t *scales,
+                                  int64_t ldscales, float *y, int64_t ldy);
+
+/* @formats-api-end */
+
+/* The conversions on device memory (the CUDA backend; GK_ERR_NOT_BUILT without it): the same
+ * arguments, layouts and results, bit for bit, as gk_encode, gk_decode, gk_mx_quantize and
+ * gk_mx_dequantize, with every pointer in memory the context's device can access. Asynchronous on
+ * the context's stream. (gk_cuda_ctx is the context of the CUDA API below.) */
+struct gk_cuda_ctx;
+GK_API gk_status gk_cuda_encode(struct gk_cuda_ctx *ctx, gk_format fmt, const float *x, void *codes,
+                                int64_t n, int saturate);
+GK_API gk_status gk_cuda_decode(struct gk_cuda_ctx *ctx, gk_format fmt, const void *codes, float *y,
+                                int64_t n);
+GK_API gk_status gk_cuda_mx_quantize(struct gk_cuda_ctx *ctx, gk_format elem, gk_mx_scale_rule rule,
+                                     int64_t rows, int64_t cols, int64_t block, const float *x,
+                                     int64_t ldx, uint8_t *codes, int64_t ldcodes, uint8_t *scales,
+                                     int64_t ldscales);
+GK_API gk_status gk_cuda_mx_dequantize(struct gk_cuda_ctx *ctx, gk_format elem, int64_t rows,
+                                       int64_t cols, int64_t block, const uint8_t *codes,
+                                       int64_t ldcodes, const uint8_t *scales, int64_t ldscales,
+                                       float *y, int64_t ldy);
+
+/* ---------------------------------------------------------------------------------------------
  * CPU SGEMM
  * ------------------------------------------------------------------------------------------- */
 
@@ -147,6 +286,46 @@ GK_API gk_status gk_cuda_sgemm_kernel(gk_cuda_ctx *ctx, int kernel_id, gk_layout
                                       int64_t k, float alpha, const float *a, int64_t lda,
                                       const float *b, int64_t ldb, float beta, float *c,
                                       int64_t ldc);
+
+/* Mixed-precision GEMM on device memory, asynchronous on the context's stream: C/D (ctype) =
+ * alpha * scale_a * scale_b * op(A) (atype) * op(B) (btype) + beta * C, with float32 accumulation.
+ * Supported types (docs/cuda.md, "Mixed precision"):
+ *   atype/btype: GK_F32, GK_TF32, GK_BF16, GK_F16 (both the same), or GK_F8_E4M3FN/GK_F8_E5M2
+ *                (any pair of the two; not both E5M2);
+ *   ctype:       GK_F32, GK_BF16 or GK_F16.
+ * GK_F32 operands use the context's FP32 mode (gk_cuda_set_fp32_mode); GK_TF32 always multiplies in
+ * TF32. Same BLAS semantics, layouts and transpositions as gk_cuda_sgemm; any M, N, K, leading
+ * dimension and pointer alignment beyond the element size's (operands that the tensor-memory path
+ * cannot read as stored are first copied to the context's workspace: docs/cuda.md says when).
+ * C elements are read only when beta != 0; rounding to ctype happens once, after alpha and beta
+ * are applied. Errors: as gk_cuda_sgemm, checked after the formats (a value outside gk_format:
+ * GK_ERR_INVALID_VALUE; an operand, pair or ctype not listed: GK_ERR_UNSUPPORTED), and a pointer
+ * not aligned to its element size (GK_ERR_INVALID_POINTER). */
+typedef struct gk_gemm_ex_opts {
+    /* Device pointers to one float each, multiplying A and B (per-tensor FP8 scales; taken for
+     * any operand type), read when the kernel runs, so a preceding kernel on the stream may write
+     * them. NULL means 1. */
+    const float *scale_a, *scale_b;
+    /* FP8 only: 1 keeps partial sums in the tensor core's reduced-precision accumulator for the
+     * whole K loop (faster, less accurate); 0 (default) promotes them to float32 every 128 of K.
+     * The paths without the sm_90a kernel accumulate in float32 either way. */
+    int fp8_fast_accum;
+} gk_gemm_ex_opts;
+
+GK_API gk_status gk_cuda_gemm_ex(gk_cuda_ctx *ctx, gk_layout layout, gk_trans transa,
+                                 gk_trans transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                 gk_format atype, const void *a, int64_t lda, gk_format btype,
+                                 const void *b, int64_t ldb, float beta, gk_format ctype, void *c,
+                                 int64_t ldc, const gk_gemm_ex_opts *opts /* NULL: defaults */);
+
+/* How float32 GEMMs on this context (gk_cuda_sgemm, gk_cuda_gemm_ex with GK_F32 operands) use the
+ * GPU. GK_FP32_SIMT (default): float32 FMAs on the CUDA cores. GK_FP32_3XTF32: on tensor cores,
+ * each operand split into a TF32 high and low part and the three significant products summed;
+ * results within the float32 error bound widened by 4 roundings per product (docs/cuda.md, "FP32
+ * accuracy modes"); falls back to GK_FP32_SIMT on devices without tensor cores (below sm_80).
+ * GK_ERR_INVALID_VALUE for another mode. */
+typedef enum gk_fp32_mode { GK_FP32_SIMT = 0, GK_FP32_3XTF32 = 1 } gk_fp32_mode;
+GK_API gk_status gk_cuda_set_fp32_mode(gk_cuda_ctx *ctx, gk_fp32_mode mode);
 
 typedef struct gk_cuda_kernel_info {
     int id;                /* registry index, 0-based, stable within a release */
