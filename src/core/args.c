@@ -2,7 +2,8 @@
  * args.c — the ordered argument checks behind gk_check_gemm (internal.h) for every SGEMM entry
  * point (CPU and CUDA), so both report the same status and message for the same mistake. The
  * shortcut for plainly valid calls and the normalisation to column-major are inline in
- * internal.h.
+ * internal.h. The mixed-precision entry point runs the same checks with its operands' element
+ * sizes (gk_check_gemm_sized).
  */
 #include "internal.h"
 
@@ -15,8 +16,9 @@ static int trans_ok(gk_trans t) {
 
 /* The first failing argument in a fixed order, with its message; GK_SUCCESS if none. */
 static gk_status find_error(const char *who, gk_layout layout, gk_trans transa, gk_trans transb,
-                            int64_t m, int64_t n, int64_t k, float alpha, const float *a,
-                            int64_t lda, const float *b, int64_t ldb, const float *c, int64_t ldc) {
+                            int64_t m, int64_t n, int64_t k, float alpha, const void *a,
+                            int64_t lda, const void *b, int64_t ldb, const void *c, int64_t ldc,
+                            int64_t a_size, int64_t b_size, int64_t c_size) {
     if (layout != GK_ROW_MAJOR && layout != GK_COL_MAJOR)
         return gk_fail(GK_ERR_INVALID_LAYOUT, "%s: layout=%d is not GK_ROW_MAJOR or GK_COL_MAJOR",
                        who, (int)layout);
@@ -56,13 +58,13 @@ static gk_status find_error(const char *who, gk_layout layout, gk_trans transa, 
     if (reads_ab && b == NULL) return gk_fail(GK_ERR_NULL_POINTER, "%s: b is NULL", who);
 
     /* Column-major view of each stored matrix: (contiguous extent) x (other extent). */
-    if (gk_span_bytes(row ? a_cols : a_rows, row ? a_rows : a_cols, lda) < 0)
+    if (gk_span_bytes_of(row ? a_cols : a_rows, row ? a_rows : a_cols, lda, a_size) < 0)
         return gk_fail(GK_ERR_OVERFLOW, "%s: a (%lld x %lld, lda=%lld) overflows the address space",
                        who, (long long)a_rows, (long long)a_cols, (long long)lda);
-    if (gk_span_bytes(row ? b_cols : b_rows, row ? b_rows : b_cols, ldb) < 0)
+    if (gk_span_bytes_of(row ? b_cols : b_rows, row ? b_rows : b_cols, ldb, b_size) < 0)
         return gk_fail(GK_ERR_OVERFLOW, "%s: b (%lld x %lld, ldb=%lld) overflows the address space",
                        who, (long long)b_rows, (long long)b_cols, (long long)ldb);
-    if (gk_span_bytes(row ? n : m, row ? m : n, ldc) < 0)
+    if (gk_span_bytes_of(row ? n : m, row ? m : n, ldc, c_size) < 0)
         return gk_fail(GK_ERR_OVERFLOW, "%s: c (%lld x %lld, ldc=%lld) overflows the address space",
                        who, (long long)m, (long long)n, (long long)ldc);
     return GK_SUCCESS;
@@ -72,10 +74,22 @@ gk_status gk_check_gemm_slow(const char *who, gk_layout layout, gk_trans transa,
                              int64_t m, int64_t n, int64_t k, float alpha, const float *a,
                              int64_t lda, const float *b, int64_t ldb, float beta, float *c,
                              int64_t ldc, gk_gemm_args *out) {
-    const gk_status s =
-        find_error(who, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, c, ldc);
+    const gk_status s = find_error(who, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, c,
+                                   ldc, sizeof(float), sizeof(float), sizeof(float));
     if (s == GK_SUCCESS)
         gk_gemm_normalise(layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc,
                           out);
+    return s;
+}
+
+gk_status gk_check_gemm_sized(const char *who, gk_layout layout, gk_trans transa, gk_trans transb,
+                              int64_t m, int64_t n, int64_t k, float alpha, const void *a,
+                              int64_t lda, const void *b, int64_t ldb, float beta, void *c,
+                              int64_t ldc, int a_size, int b_size, int c_size, gk_gemm_args *out) {
+    const gk_status s = find_error(who, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, c,
+                                   ldc, a_size, b_size, c_size);
+    if (s == GK_SUCCESS)
+        gk_gemm_normalise(layout, transa, transb, m, n, k, alpha, (const float *)a, lda,
+                          (const float *)b, ldb, beta, (float *)c, ldc, out);
     return s;
 }

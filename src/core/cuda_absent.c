@@ -48,3 +48,40 @@ gk_status gk_cuda_kernel_info_get(int kernel_id, gk_cuda_kernel_info *info) {
     (void)kernel_id, (void)info;
     return not_built("gk_cuda_kernel_info_get");
 }
+gk_status gk_cuda_encode(gk_cuda_ctx *ctx, gk_format fmt, const float *x, void *codes, int64_t n,
+                         int saturate) {
+    (void)ctx, (void)fmt, (void)x, (void)codes, (void)n, (void)saturate;
+    return not_built("gk_cuda_encode");
+}
+gk_status gk_cuda_decode(gk_cuda_ctx *ctx, gk_format fmt, const void *codes, float *y, int64_t n) {
+    (void)ctx, (void)fmt, (void)codes, (void)y, (void)n;
+    return not_built("gk_cuda_decode");
+}
+gk_status gk_cuda_mx_quantize(gk_cuda_ctx *ctx, gk_format elem, gk_mx_scale_rule rule, int64_t rows,
+                              int64_t cols, int64_t block, const float *x, int64_t ldx,
+                              uint8_t *codes, int64_t ldcodes, uint8_t *scales, int64_t ldscales) {
+    (void)ctx, (void)elem, (void)rule, (void)rows, (void)cols, (void)block, (void)x, (void)ldx;
+    (void)codes, (void)ldcodes, (void)scales, (void)ldscales;
+    return not_built("gk_cuda_mx_quantize");
+}
+gk_status gk_cuda_mx_dequantize(gk_cuda_ctx *ctx, gk_format elem, int64_t rows, int64_t cols,
+                                int64_t block, const uint8_t *codes, int64_t ldcodes,
+                                const uint8_t *scales, int64_t ldscales, float *y, int64_t ldy) {
+    (void)ctx, (void)elem, (void)rows, (void)cols, (void)block, (void)codes, (void)ldcodes;
+    (void)scales, (void)ldscales, (void)y, (void)ldy;
+    return not_built("gk_cuda_mx_dequantize");
+}
+gk_status gk_cuda_gemm_ex(gk_cuda_ctx *ctx, gk_layout layout, gk_trans transa, gk_trans transb,
+                          int64_t m, int64_t n, int64_t k, float alpha, gk_format atype,
+                          const void *a, int64_t lda, gk_format btype, const void *b, int64_t ldb,
+                          float beta, gk_format ctype, void *c, int64_t ldc,
+                          const gk_gemm_ex_opts *opts) {
+    (void)ctx, (void)layout, (void)transa, (void)transb, (void)m, (void)n, (void)k, (void)alpha;
+    (void)atype, (void)a, (void)lda, (void)btype, (void)b, (void)ldb, (void)beta, (void)ctype;
+    (void)c, (void)ldc, (void)opts;
+    return not_built("gk_cuda_gemm_ex");
+}
+gk_status gk_cuda_set_fp32_mode(gk_cuda_ctx *ctx, gk_fp32_mode mode) {
+    (void)ctx, (void)mode;
+    return not_built("gk_cuda_set_fp32_mode");
+}

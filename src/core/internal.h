@@ -86,17 +86,23 @@ static inline void gk_gemm_normalise(gk_layout layout, gk_trans transa, gk_trans
     }
 }
 
-/* Bytes spanned by a column-major rows x cols matrix with leading dimension ld, or -1 on overflow.
- * The span is ((cols - 1) * ld + rows) elements; it must fit in a ptrdiff_t. Checked with the
- * overflow builtins: the three 64-bit divisions this took before were a fifth of a 4x4x4 call. */
-static inline int64_t gk_span_bytes(int64_t rows, int64_t cols, int64_t ld) {
+/* Bytes spanned by a column-major rows x cols matrix of `size`-byte elements with leading
+ * dimension ld, or -1 on overflow. The span is ((cols - 1) * ld + rows) elements; it must fit in
+ * a ptrdiff_t. Checked with the overflow builtins: the three 64-bit divisions this took before
+ * were a fifth of a 4x4x4 call. */
+static inline int64_t gk_span_bytes_of(int64_t rows, int64_t cols, int64_t ld, int64_t size) {
     if (rows == 0 || cols == 0) return 0;
     int64_t elems, bytes;
     if (__builtin_mul_overflow(cols - 1, ld, &elems) ||
         __builtin_add_overflow(elems, rows, &elems) ||
-        __builtin_mul_overflow(elems, (int64_t)sizeof(float), &bytes) || bytes > PTRDIFF_MAX)
+        __builtin_mul_overflow(elems, size, &bytes) || bytes > PTRDIFF_MAX)
         return -1;
     return bytes;
+}
+
+/* The same for float elements. */
+static inline int64_t gk_span_bytes(int64_t rows, int64_t cols, int64_t ld) {
+    return gk_span_bytes_of(rows, cols, ld, (int64_t)sizeof(float));
 }
 
 /* The ordered checks (args.c): the first bad argument in the order of gk_check_gemm, with its
@@ -106,6 +112,16 @@ GK_HIDDEN gk_status gk_check_gemm_slow(const char *who, gk_layout layout, gk_tra
                                        float alpha, const float *a, int64_t lda, const float *b,
                                        int64_t ldb, float beta, float *c, int64_t ldc,
                                        gk_gemm_args *out);
+
+/* The ordered checks for operands of other element sizes (bytes per element of the caller's A, B
+ * and C; the mixed-precision entry point): the same order, statuses and messages, the overflow
+ * checks in bytes of those sizes. `out` receives the caller's pointers (as float pointers: only
+ * their values are carried). */
+GK_HIDDEN gk_status gk_check_gemm_sized(const char *who, gk_layout layout, gk_trans transa,
+                                        gk_trans transb, int64_t m, int64_t n, int64_t k,
+                                        float alpha, const void *a, int64_t lda, const void *b,
+                                        int64_t ldb, float beta, void *c, int64_t ldc, int a_size,
+                                        int b_size, int c_size, gk_gemm_args *out);
 
 /* Check every argument in the fixed order layout, transa, transb, m, n, k, lda, ldb, ldc,
  * pointers, byte overflow; on success fill `out` (column-major normalised). On failure return the

@@ -6,7 +6,10 @@
 # workspace, beta == 0 with NaN C, guard zones and argument errors of the CUDA path. Two real ladder
 # steps (01, 03) serve as kernels (tests/cuda/emu/registry_emu.cpp). Case names get an "emulated_"
 # prefix; the real GPU run of the same program is build/tests/cuda/test_cuda_sgemm.
+# GK_EMU_TEST names another test program of tests/cuda to run this way (test_gemm_ex_emulated.sh);
+# the mixed-precision kernels' inline PTX is replaced by tests/cuda/emu/mixed_emu.cpp.
 set -u
+prog=${GK_EMU_TEST:-test_cuda_sgemm}
 cd "$(dirname "$0")/../.." || exit 1
 CXX=${CXX:-g++}
 CC=${CC:-cc}
@@ -20,8 +23,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # kernel<<<grid, block, smem, stream>>>(args); -> gk_emu_launch(kernel, grid, block, smem, stream, args);
-for f in src/cuda/core/*.cu src/cuda/ladder/01_naive.cu src/cuda/ladder/03_smem_tiling.cu \
-    tests/cuda/test_cuda_sgemm.cu; do
+for f in src/cuda/core/*.cu src/cuda/mixed/repack.cu src/cuda/mixed/simt.cu \
+    src/cuda/ladder/01_naive.cu src/cuda/ladder/03_smem_tiling.cu "tests/cuda/$prog.cu"; do
     perl -0pe 's/([A-Za-z_0-9]+(?:<[^<>]*>)?)<<<(.*?)>>>\(([^;]*)\);/gk_emu_launch($1, $2, $3);/g' \
         "$f" >"$work/$(basename "$f" .cu).cpp"
 done
@@ -33,7 +36,8 @@ for c in src/core/args.c src/core/status.c tests/common/ref.c harness/ref.c harn
         -o "$work/$(basename "$(dirname "$c")")_$(basename "$c").o" >>"$work/build.log" 2>&1 || ok=0
 done
 [ $ok = 1 ] && "$CXX" "${san[@]}" -std=c++20 -Wno-unknown-pragmas -Itests/cuda/emu -I. -Iinclude -Isrc \
-    -Itests -Itests/common "$work"/*.cpp tests/cuda/emu/registry_emu.cpp "$work"/*.o \
+    -Itests -Itests/common "$work"/*.cpp tests/cuda/emu/registry_emu.cpp \
+    tests/cuda/emu/mixed_emu.cpp "$work"/*.o \
     -o "$work/core_emu" >>"$work/build.log" 2>&1 || ok=0
 if [ $ok = 0 ]; then
     echo "FAIL emulated_core: build failed:"

@@ -132,8 +132,19 @@ static gk_status check_operand(const gk_cuda_ctx *ctx, const char *who, const ch
     return GK_SUCCESS;
 }
 
+gk_status gk_cuda_check_buffer(const gk_cuda_ctx *ctx, const char *who, const char *name,
+                               const void *p, int64_t bytes) {
+    return check_operand(ctx, who, name, p, bytes, 0);
+}
+
 gk_status gk_cuda_check_call(const gk_cuda_ctx *ctx, const char *who, int row_major,
                              const gk_gemm_args *g) {
+    return gk_cuda_check_call_sized(ctx, who, row_major, g, sizeof(float), sizeof(float),
+                                    sizeof(float));
+}
+
+gk_status gk_cuda_check_call_sized(const gk_cuda_ctx *ctx, const char *who, int row_major,
+                                   const gk_gemm_args *g, int a_size, int b_size, int c_size) {
     gk_status st = check_context(ctx, who);
     if (st != GK_SUCCESS) return st;
     if (!gk_gemm_is_scale_only(g)) {
@@ -145,9 +156,11 @@ gk_status gk_cuda_check_call(const gk_cuda_ctx *ctx, const char *who, int row_ma
             int64_t bytes;
         } ops[2] = {
             {row_major ? "b" : "a", g->a,
-             g->transa ? gk_span_bytes(g->k, g->m, g->lda) : gk_span_bytes(g->m, g->k, g->lda)},
+             g->transa ? gk_span_bytes_of(g->k, g->m, g->lda, a_size)
+                       : gk_span_bytes_of(g->m, g->k, g->lda, a_size)},
             {row_major ? "a" : "b", g->b,
-             g->transb ? gk_span_bytes(g->n, g->k, g->ldb) : gk_span_bytes(g->k, g->n, g->ldb)},
+             g->transb ? gk_span_bytes_of(g->n, g->k, g->ldb, b_size)
+                       : gk_span_bytes_of(g->k, g->n, g->ldb, b_size)},
         };
         const int first = row_major ? 1 : 0;
         for (int i = 0; i < 2; i++) {
@@ -156,5 +169,5 @@ gk_status gk_cuda_check_call(const gk_cuda_ctx *ctx, const char *who, int row_ma
             if (st != GK_SUCCESS) return st;
         }
     }
-    return check_operand(ctx, who, "c", g->c, gk_span_bytes(g->m, g->n, g->ldc), 1);
+    return check_operand(ctx, who, "c", g->c, gk_span_bytes_of(g->m, g->n, g->ldc, c_size), 1);
 }

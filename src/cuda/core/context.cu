@@ -3,8 +3,10 @@
  * and the mapping of CUDA runtime errors onto gk_status. A context never synchronises: work is
  * ordered on its stream, and even the workspace is grown and freed in stream order. It also
  * records what the pre-launch checks (checks.cu) need: whether they are on, whether the device
- * reads pageable host memory, and the driver's pointer query.
+ * reads pageable host memory, and the driver's pointer query; and the float32 mode and path
+ * switches of the mixed-precision entry point (gemm_ex.cu).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +40,22 @@ static gk_cu_pointer_get_attributes driver_pointer_attributes(void) {
         return NULL;
     }
     return (gk_cu_pointer_get_attributes)fn;
+}
+
+/* GEMMKIT_CUDA_TC_PATH (docs/cuda.md, "Mixed precision"): a developer's switch that restricts
+ * gk_cuda_gemm_ex to one path. An unknown value means auto, said only under GEMMKIT_VERBOSE (the
+ * library never prints otherwise). */
+static int tc_path_from_env(const char *v, int verbose) {
+    static const char *const names[] = {"auto", "hopper", "repack", "mma", "simt"};
+    if (v == NULL || *v == '\0') return GK_TC_AUTO;
+    for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++)
+        if (strcmp(v, names[i]) == 0) return i;
+    if (verbose)
+        fprintf(stderr,
+                "gemmkit: GEMMKIT_CUDA_TC_PATH=%s is unknown (auto, hopper, repack, mma, simt); "
+                "using auto\n",
+                v);
+    return GK_TC_AUTO;
 }
 
 int gk_cuda_available(void) {
@@ -74,9 +92,11 @@ gk_status gk_cuda_create(gk_cuda_ctx **ctx, int device, void *stream) {
         (err = cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device)) ||
         (err = cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, device)))
         return gk_cuda_status("gk_cuda_create", "cudaDeviceGetAttribute", err);
-    /* Read once here, not per call: the checks' switch is the context's, and getenv on every
-     * call would race with a caller's setenv. */
+    /* Read once here, not per call: the switches are the context's, and getenv on every call
+     * would race with a caller's setenv. */
     const char *checks = getenv("GEMMKIT_CUDA_CHECKS");
+    const char *verbose = getenv("GEMMKIT_VERBOSE");
+    const char *tc_path = getenv("GEMMKIT_CUDA_TC_PATH");
 
     gk_cuda_ctx *c = (gk_cuda_ctx *)calloc(1, sizeof *c);
     if (c == NULL) return gk_fail(GK_ERR_OUT_OF_MEMORY, "gk_cuda_create: out of host memory");
@@ -88,6 +108,9 @@ gk_status gk_cuda_create(gk_cuda_ctx **ctx, int device, void *stream) {
     c->checks = !(checks != NULL && strcmp(checks, "0") == 0);
     c->pageable_access = pageable != 0;
     c->pointer_attributes = c->checks ? driver_pointer_attributes() : NULL;
+    c->fp32_mode = GK_FP32_SIMT;
+    c->verbose = verbose != NULL && *verbose != '\0' && strcmp(verbose, "0") != 0;
+    c->tc_path = tc_path_from_env(tc_path, c->verbose);
     *ctx = c;
     return GK_SUCCESS;
 }
@@ -130,6 +153,17 @@ gk_status gk_cuda_set_stream(gk_cuda_ctx *ctx, void *stream) {
     ctx->stream = (cudaStream_t)stream;
     if (err != cudaSuccess)
         return gk_cuda_status("gk_cuda_set_stream", "releasing the workspace", err);
+    return GK_SUCCESS;
+}
+
+gk_status gk_cuda_set_fp32_mode(gk_cuda_ctx *ctx, gk_fp32_mode mode) {
+    gk_clear_error();
+    if (ctx == NULL) return gk_fail(GK_ERR_INVALID_VALUE, "gk_cuda_set_fp32_mode: ctx is NULL");
+    if (mode != GK_FP32_SIMT && mode != GK_FP32_3XTF32)
+        return gk_fail(GK_ERR_INVALID_VALUE,
+                       "gk_cuda_set_fp32_mode: mode=%d is not GK_FP32_SIMT or GK_FP32_3XTF32",
+                       (int)mode);
+    ctx->fp32_mode = mode;
     return GK_SUCCESS;
 }
 

@@ -34,7 +34,14 @@ struct gk_cuda_ctx {
                           * when GEMMKIT_CUDA_CHECKS=0 at gk_cuda_create */
     int pageable_access; /* the device reads pageable host memory (HMM, ATS) */
     gk_cu_pointer_get_attributes pointer_attributes; /* NULL: no allocation-extent check */
+    int fp32_mode; /* gk_fp32_mode of float32 GEMMs (gk_cuda_set_fp32_mode) */
+    int tc_path;   /* gk_tc_path: GEMMKIT_CUDA_TC_PATH at gk_cuda_create (docs/cuda.md) */
+    int verbose;   /* GEMMKIT_VERBOSE at gk_cuda_create: log each gk_cuda_gemm_ex call's path */
 };
+
+/* Which path gk_cuda_gemm_ex may take (gemm_ex.cu): all of them in order (auto), or only the one
+ * GEMMKIT_CUDA_TC_PATH names, so that each can be tested on one GPU. */
+enum gk_tc_path { GK_TC_AUTO, GK_TC_HOPPER, GK_TC_REPACK, GK_TC_MMA, GK_TC_SIMT };
 
 /* Record a failed CUDA call as GK_ERR_CUDA (GK_ERR_OUT_OF_MEMORY for allocation failures) with
  * CUDA's own text, saying so when the error is a sticky one (the context is unusable), and clear
@@ -52,6 +59,13 @@ int gk_cuda_is_sticky(cudaError_t err);
  * current. */
 gk_status gk_cuda_check_call(const gk_cuda_ctx *ctx, const char *who, int row_major,
                              const gk_gemm_args *g);
+
+/* gk_cuda_check_call for operands of other element sizes (bytes per element of the normalised
+ * A, B and C), and the check of one more device buffer of `bytes` (a scale factor). */
+gk_status gk_cuda_check_call_sized(const gk_cuda_ctx *ctx, const char *who, int row_major,
+                                   const gk_gemm_args *g, int a_size, int b_size, int c_size);
+gk_status gk_cuda_check_buffer(const gk_cuda_ctx *ctx, const char *who, const char *name,
+                               const void *p, int64_t bytes);
 
 /* Make `device` current for the lifetime of the guard and restore the caller's device after, so
  * a gemmkit call never changes which device the calling thread's later CUDA calls go to. */
@@ -85,6 +99,21 @@ gk_status gk_cuda_workspace(gk_cuda_ctx *ctx, size_t bytes, const char *who);
  * when the device can run it, else the last FP32 (non-tensor-core) kernel it can run; -1 if none.
  */
 int gk_cuda_pick_kernel(int sm);
+
+/* gk_cuda_sgemm's work after the context check: the argument checks, then registry kernel
+ * `kernel_id` on the call (dispatch.cu); `who` names the entry point in messages. */
+gk_status gk_cuda_sgemm_run(gk_cuda_ctx *ctx, int kernel_id, const char *who, gk_layout layout,
+                            gk_trans transa, gk_trans transb, int64_t m, int64_t n, int64_t k,
+                            float alpha, const float *a, int64_t lda, const float *b, int64_t ldb,
+                            float beta, float *c, int64_t ldc);
+
+/* gk_cuda_gemm_ex after the context check (gemm_ex.cu), for the entry points that share it:
+ * gk_cuda_sgemm in the GK_FP32_3XTF32 mode runs through it with GK_F32 operands. */
+gk_status gk_cuda_gemm_ex_run(gk_cuda_ctx *ctx, const char *who, gk_layout layout, gk_trans transa,
+                              gk_trans transb, int64_t m, int64_t n, int64_t k, float alpha,
+                              gk_format atype, const void *a, int64_t lda, gk_format btype,
+                              const void *b, int64_t ldb, float beta, gk_format ctype, void *c,
+                              int64_t ldc, const gk_gemm_ex_opts *opts);
 
 /* dst (cols x rows, row-major, leading dimension ld_dst) = transpose of src (rows x cols,
  * row-major, leading dimension ld_src). Returns the launch error. */

@@ -15,6 +15,9 @@
  * the device can reach, in an allocation long enough (unless the context was created with
  * GEMMKIT_CUDA_CHECKS=0).
  *
+ * In the GK_FP32_3XTF32 mode (gk_cuda_set_fp32_mode) gk_cuda_sgemm is the float32 case of
+ * gk_cuda_gemm_ex instead (gemm_ex.cu): tensor cores with split operands.
+ *
  * Everything is asynchronous on the context's stream: the call returns after queueing the work,
  * and errors raised while the kernel runs surface at the caller's next synchronisation.
  */
@@ -29,10 +32,10 @@ static int64_t round_up(int64_t x, int64_t to) {
     return (x + to - 1) / to * to;
 }
 
-static gk_status run(gk_cuda_ctx *ctx, int kernel_id, const char *who, gk_layout layout,
-                     gk_trans transa, gk_trans transb, int64_t m, int64_t n, int64_t k, float alpha,
-                     const float *a, int64_t lda, const float *b, int64_t ldb, float beta, float *c,
-                     int64_t ldc) {
+gk_status gk_cuda_sgemm_run(gk_cuda_ctx *ctx, int kernel_id, const char *who, gk_layout layout,
+                            gk_trans transa, gk_trans transb, int64_t m, int64_t n, int64_t k,
+                            float alpha, const float *a, int64_t lda, const float *b, int64_t ldb,
+                            float beta, float *c, int64_t ldc) {
     gk_gemm_args g;
     gk_status st = gk_check_gemm(who, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta,
                                  c, ldc, &g);
@@ -116,8 +119,8 @@ gk_status gk_cuda_sgemm_kernel(gk_cuda_ctx *ctx, int kernel_id, gk_layout layout
     if (kernel_id < 0 || kernel_id >= count)
         return gk_fail(GK_ERR_INVALID_VALUE, "%s: kernel_id=%d is not in [0, %d)", who, kernel_id,
                        count);
-    return run(ctx, kernel_id, who, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
-               ldc);
+    return gk_cuda_sgemm_run(ctx, kernel_id, who, layout, transa, transb, m, n, k, alpha, a, lda, b,
+                             ldb, beta, c, ldc);
 }
 
 gk_status gk_cuda_sgemm(gk_cuda_ctx *ctx, gk_layout layout, gk_trans transa, gk_trans transb,
@@ -126,8 +129,12 @@ gk_status gk_cuda_sgemm(gk_cuda_ctx *ctx, gk_layout layout, gk_trans transa, gk_
     static const char who[] = "gk_cuda_sgemm";
     gk_clear_error();
     if (ctx == NULL) return gk_fail(GK_ERR_INVALID_VALUE, "%s: ctx is NULL", who);
+    if (ctx->fp32_mode == GK_FP32_3XTF32) /* tensor cores (gemm_ex.cu, "FP32 accuracy modes") */
+        return gk_cuda_gemm_ex_run(ctx, who, layout, transa, transb, m, n, k, alpha, GK_F32, a, lda,
+                                   GK_F32, b, ldb, beta, GK_F32, c, ldc, NULL);
     const int id = gk_cuda_pick_kernel(ctx->sm);
     if (id < 0)
         return gk_fail(GK_ERR_UNSUPPORTED, "%s: no FP32 kernel supports sm_%d", who, ctx->sm);
-    return run(ctx, id, who, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return gk_cuda_sgemm_run(ctx, id, who, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb,
+                             beta, c, ldc);
 }

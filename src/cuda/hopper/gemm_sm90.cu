@@ -18,21 +18,6 @@ namespace {
 
 using namespace gk_sm90;
 
-int elem_bytes(gk_format f) {
-    switch (f) {
-    case GK_TF32:
-        return 4;
-    case GK_BF16:
-    case GK_F16:
-        return 2;
-    case GK_F8_E4M3FN:
-    case GK_F8_E5M2:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
 /* The wgmma that multiplies ta by tb, or -1 when there is none. */
 int op_for(gk_format ta, gk_format tb) {
     if (ta == GK_BF16 && tb == GK_BF16) return OP_BF16;
@@ -183,7 +168,7 @@ int gk_hopper_supports(const gk_tc_problem &p, int sm) {
     if (sm != 90) return 0;
     const int op = op_for(p.ta, p.tb);
     if (op < 0 || out_for(p.tc) < 0) return 0;
-    const int eb = elem_bytes(p.ta);
+    const int eb = gk_format_size(p.ta);
     if (eb != 2 && (p.a_mn_major || p.b_mn_major)) return 0;
     if (p.k_lo > 0 && (op != OP_TF32 || p.a_mn_major || p.b_mn_major)) return 0;
     /* TMA: 16-byte aligned bases and line strides, coordinates in int32 */

@@ -44,6 +44,24 @@ struct gk_tc_problem {
     int64_t k_lo;                   /* 3xTF32: column of the low parts; 0 otherwise */
 };
 
+/* Bytes per element of a format the GEMM reads or writes (GK_F32/GK_TF32 4, GK_BF16/GK_F16 2,
+ * FP8 1); 0 for the others. */
+static inline int gk_format_size(gk_format f) {
+    switch (f) {
+    case GK_F32:
+    case GK_TF32:
+        return 4;
+    case GK_BF16:
+    case GK_F16:
+        return 2;
+    case GK_F8_E4M3FN:
+    case GK_F8_E5M2:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* 1 when the sm_90a kernel takes p as stored on a device of compute capability sm (x10): built for
  * sm_90a and sm == 90; a supported type combination; MN-major operands only for 16-bit types;
  * the TMA rules (operand base addresses 16-byte aligned, lda/ldb times the element size a

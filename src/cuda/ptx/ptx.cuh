@@ -1,8 +1,9 @@
 /*
  * ptx.cuh — every inline-PTX wrapper of the CUDA backend, used by the production kernels
  * (src/cuda/gemm/) and ladder steps 10-15: asynchronous global->shared copies (cp.async, sm_80+),
- * explicit vector forms of global/shared loads and stores, the TF32 tensor-core instructions
- * (cvt.rna.tf32.f32, mma.sync m16n8k8) and a register copy the compiler cannot see through.
+ * explicit vector forms of global/shared loads and stores, the tensor-core instructions of sm_80
+ * (cvt.rna.tf32.f32, ldmatrix, mma.sync m16n8k8 TF32 and m16n8k16 BF16/FP16) and a register copy
+ * the compiler cannot see through.
  * Writing these in PTX fixes the exact instruction (width, cache operator, predication by
  * src-size) instead of hoping the compiler picks it; shared-memory operands are 32-bit
  * shared-window addresses. Nothing but PTX wrappers lives in this folder.
@@ -104,6 +105,33 @@ __device__ __forceinline__ void mma_m16n8k8_tf32(float d[4], const uint32_t a[4]
                  "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/* Four (x4) or two (x2) 8x8 matrices of 16-bit elements from shared memory, one 16-byte row per
+ * address: lanes 8i..8i+7 give the rows of matrix i, and lane l receives, of each matrix, row
+ * l / 4, elements 2 (l % 4) and 2 (l % 4) + 1 (one 32-bit register per matrix). On 32-bit data the
+ * same instruction gives lane l element l % 4 of row l / 4: the TF32 mma fragment layout. */
+__device__ __forceinline__ void ldmatrix_x4(uint32_t r[4], uint32_t addr) {
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+}
+
+/* d = a * b + d for one 16x8x16 tile of BF16 (BF16 = true) or FP16 operands with FP32
+ * accumulation: a 16x16 (4 regs of two elements), b 16x8 (2 regs), d 16x8 (4 regs). Fragment
+ * layouts: PTX ISA, "mma.m16n8k16". */
+template <bool BF16>
+__device__ __forceinline__ void mma_m16n8k16(float d[4], const uint32_t a[4], const uint32_t b[2]) {
+    if (BF16)
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+                     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    else
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+                     "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
 /* A copy of x the compiler cannot see through (a volatile mov): what is derived from it is

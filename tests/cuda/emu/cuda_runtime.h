@@ -56,6 +56,18 @@ enum cudaDeviceAttr {
     cudaDevAttrPageableMemoryAccess
 };
 enum cudaMemcpyKind { cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice };
+
+/* bit casts of the device code (the mixed-precision kernels) */
+inline uint32_t __float_as_uint(float x) {
+    uint32_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+}
+inline float __uint_as_float(uint32_t u) {
+    float x;
+    memcpy(&x, &u, sizeof x);
+    return x;
+}
 enum { cudaStreamNonBlocking = 1 };
 
 enum { GK_EMU_DEVICES = 2 };

@@ -1,0 +1,85 @@
+/*
+ * mixed_emu.cpp — the tensor-core kernels of the mixed-precision GEMM in the emulated core test
+ * (test_core_emulated.sh), which cannot run their inline PTX on the CPU: the sm_90a kernel
+ * (src/cuda/hopper/) and the mma.sync kernel (src/cuda/mixed/mma.cu) are replaced by one float64
+ * loop over the contract of src/cuda/hopper/hopper.h, with each kernel's acceptance rules checked
+ * first. So the dispatcher (src/cuda/core/gemm_ex.cu) runs every path on the CPU: its mapping of
+ * layouts and transpositions, the repack, conversion and split kernels (real, emulated), the
+ * workspace, the SIMT kernel; what the emulation cannot check is the tensor-core kernels
+ * themselves (the GPU run does). Also gk_format_name, whose module (src/formats/) the emulated
+ * build does not compile.
+ */
+#include <cmath>
+
+#include "cuda/hopper/hopper.h"
+#include "cuda/mixed/elem.cuh"
+#include "cuda/mixed/mixed.h"
+
+const char *gk_format_name(gk_format f) {
+    static const char *const names[GK_FORMAT_COUNT] = {
+        "float32",        "tfloat32",      "bfloat16",        "float16",
+        "float8_e4m3fn",  "float8_e5m2",   "float8_e4m3fnuz", "float8_e5m2fnuz",
+        "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn",   "float4_e2m1fn"};
+    return (unsigned)f < (unsigned)GK_FORMAT_COUNT ? names[f] : nullptr;
+}
+
+/* Element (r, kk) of operand x (rows r, K index kk), as the kernel would multiply it. */
+static double element(const void *x, int64_t ld, int mn_major, gk_format t, int64_t r, int64_t kk) {
+    return gk_mixed::load(x, mn_major ? kk * ld + r : r * ld + kk, t);
+}
+
+/* The contract of hopper.h, computed in float64, stored as the kernels store (elem.cuh). */
+static cudaError_t reference(const gk_tc_problem &p) {
+    const float alpha = gk_mixed::alpha_scaled(p.alpha, p.scale_a, p.scale_b);
+    for (int64_t i = 0; i < p.m; i++)
+        for (int64_t j = 0; j < p.n; j++) {
+            double acc = 0.0;
+            for (int64_t kk = 0; kk < p.k; kk++) {
+                const double a = element(p.a, p.lda, p.a_mn_major, p.ta, i, kk);
+                const double b = element(p.b, p.ldb, p.b_mn_major, p.tb, j, kk);
+                acc += a * b;
+                if (p.k_lo > 0) /* 3xTF32: lo * hi + hi * lo */
+                    acc += element(p.a, p.lda, 0, p.ta, i, p.k_lo + kk) * b +
+                           a * element(p.b, p.ldb, 0, p.tb, j, p.k_lo + kk);
+            }
+            gk_mixed::store_c(p.c, i * p.ldc + j, p.tc, alpha * (float)acc, p.beta);
+        }
+    return cudaSuccess;
+}
+
+static bool tma_operand(const void *x, int64_t ld, int mn_major, gk_format t) {
+    const int size = gk_format_size(t);
+    return (uintptr_t)x % 16 == 0 && ld * size % 16 == 0 && (!mn_major || size == 2);
+}
+
+/* hopper.h's rules for the sm_90a kernel. */
+int gk_hopper_supports(const gk_tc_problem &p, int sm) {
+    const bool fp8a = p.ta == GK_F8_E4M3FN || p.ta == GK_F8_E5M2,
+               fp8b = p.tb == GK_F8_E4M3FN || p.tb == GK_F8_E5M2;
+    const bool types = (p.ta == p.tb && (p.ta == GK_BF16 || p.ta == GK_F16 || p.ta == GK_TF32)) ||
+                       (fp8a && fp8b && !(p.ta == GK_F8_E5M2 && p.tb == GK_F8_E5M2));
+    const bool split_ok =
+        p.k_lo == 0 || (p.ta == GK_TF32 && !p.a_mn_major && !p.b_mn_major && p.k_lo % 4 == 0);
+    return sm == 90 && types && split_ok && p.m > 0 && p.n > 0 && p.k > 0 &&
+           (p.tc == GK_F32 || p.tc == GK_BF16 || p.tc == GK_F16) &&
+           tma_operand(p.a, p.lda, p.a_mn_major, p.ta) &&
+           tma_operand(p.b, p.ldb, p.b_mn_major, p.tb);
+}
+
+cudaError_t gk_hopper_gemm(const gk_tc_problem &p, const gk_launch_env &env) {
+    if (!gk_hopper_supports(p, env.sm)) return cudaErrorInvalidValue;
+    return reference(p);
+}
+
+/* mixed.h's requirements of the mma.sync kernel: one type, K-major, 16-byte aligned rows (the
+ * zero padding past k that a repacked operand has cannot be seen here). */
+cudaError_t gk_mma_gemm(const gk_tc_problem &p, const gk_launch_env &env) {
+    const bool type =
+        p.ta == p.tb && (p.ta == GK_BF16 || p.ta == GK_F16 || p.ta == GK_TF32 || p.ta == GK_F32);
+    const int size = gk_format_size(p.ta);
+    const bool rows = !p.a_mn_major && !p.b_mn_major && (uintptr_t)p.a % 16 == 0 &&
+                      (uintptr_t)p.b % 16 == 0 && p.lda * size % 16 == 0 &&
+                      p.ldb * size % 16 == 0 && p.k_lo == 0;
+    if (env.sm < 80 || !type || !rows) return cudaErrorInvalidValue;
+    return reference(p);
+}
