@@ -6,19 +6,21 @@
 
 numpy float32 arrays of any strides are accepted: C- or F-ordered arrays, transposed views and
 row- or column-padded slices are passed to the library as they are (the leading dimension comes
-from the strides); anything else is copied first. CUDA arrays (objects with
-__cuda_array_interface__ or a CUDA __dlpack__, e.g. torch or cupy tensors) run on the GPU when the
-library has the CUDA backend. Failures raise GemmkitError carrying the library's status and
-message; shape, dtype and writability mistakes raise ValueError / TypeError before any call.
+from the strides); anything else is copied first. CUDA arrays (torch tensors, objects with
+__cuda_array_interface__ or a CUDA __dlpack__, e.g. cupy arrays) run on the GPU when the library
+has the CUDA backend, in float32, bfloat16, float16, float8_e4m3fn or float8_e5m2 (docs/python.md,
+"Mixed precision"). Failures raise GemmkitError carrying the library's status and message; shape,
+dtype and writability mistakes raise ValueError / TypeError before any call.
 """
 import numpy as np
 
 from . import _cuda
+from . import formats  # low-precision formats and MX scaling: gemmkit.formats
 from ._layout import Operand, gemm_shape, operand_args, output_layout
 from ._lib import GemmkitError, Status, CpuInfo, check, lib, library_path
 
 __all__ = ["matmul", "gemm", "set_num_threads", "get_num_threads", "set_arch", "info",
-           "cuda_available", "version", "GemmkitError", "Status", "library_path"]
+           "cuda_available", "version", "GemmkitError", "Status", "library_path", "formats"]
 
 
 def version():
@@ -73,14 +75,23 @@ def _operand(x):
     return Operand(x.ctypes.data, x.shape, x.strides)
 
 
-def gemm(a, b, c=None, trans_a=False, trans_b=False, alpha=1.0, beta=0.0):
+def gemm(a, b, c=None, trans_a=False, trans_b=False, alpha=1.0, beta=0.0, *, scale_a=None,
+         scale_b=None, fp32_mode=None, fp8_fast_accum=False):
     """c = alpha * op(a) @ op(b) + beta * c, op(x) = x.T when trans_x; returns c.
 
-    c is updated in place (it must be a writable float32 array of shape m x n); without c a new
-    array is returned and beta must be 0. With beta == 0, c is not read (NaN in it do not
-    propagate). CUDA arrays are dispatched to the GPU (see the module docstring)."""
+    c is updated in place (it must be a writable array of shape m x n: float32, or on the GPU
+    also bfloat16 or float16); without c a new array is returned and beta must be 0. With
+    beta == 0, c is not read (NaN in it do not propagate). CUDA arrays are dispatched to the GPU
+    (see the module docstring); only there do the keywords apply: scale_a/scale_b, one-element
+    float32 device arrays multiplying a and b (per-tensor FP8 scales); fp32_mode for float32
+    operands, "simt" (the default), "3xtf32" or "tf32"; fp8_fast_accum. Result type without c:
+    bfloat16 for FP8 operands, else theirs."""
     if _cuda.is_device_array(a) or _cuda.is_device_array(b) or _cuda.is_device_array(c):
-        return _cuda.gemm(a, b, c, trans_a, trans_b, alpha, beta)
+        return _cuda.gemm(a, b, c, trans_a, trans_b, alpha, beta, scale_a, scale_b, fp32_mode,
+                          fp8_fast_accum)
+    if scale_a is not None or scale_b is not None or fp32_mode is not None or fp8_fast_accum:
+        raise ValueError("gemmkit: scale_a, scale_b, fp32_mode and fp8_fast_accum apply to CUDA "
+                         "arrays; the CPU multiplies float32")
     a, b = _host_array(a, "a"), _host_array(b, "b")
     m, n, k = gemm_shape(a.shape, b.shape, trans_a, trans_b)
     if c is None:
@@ -116,6 +127,7 @@ def gemm(a, b, c=None, trans_a=False, trans_b=False, alpha=1.0, beta=0.0):
     return c
 
 
-def matmul(a, b, out=None, alpha=1.0, beta=0.0):
-    """alpha * a @ b (+ beta * out), written to out when given; returns the result."""
-    return gemm(a, b, out, False, False, alpha, beta)
+def matmul(a, b, out=None, alpha=1.0, beta=0.0, **gpu):
+    """alpha * a @ b (+ beta * out), written to out when given; returns the result. The keywords
+    of gemm for CUDA arrays (scale_a, scale_b, fp32_mode, fp8_fast_accum) are passed on."""
+    return gemm(a, b, out, False, False, alpha, beta, **gpu)

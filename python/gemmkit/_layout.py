@@ -1,4 +1,4 @@
-"""How a strided 2-D float32 array maps onto a BLAS operand without copying.
+"""How a strided 2-D array maps onto a BLAS operand without copying.
 
 A matrix whose elements are contiguous along rows (unit column stride) is a row-major operand
 with leading dimension = row stride; contiguous along columns, a column-major one. Reading a
@@ -9,9 +9,8 @@ from collections import namedtuple
 
 ROW, COL = 101, 102  # gk_layout
 NO_TRANS, TRANS = 111, 112  # gk_trans
-ITEM = 4  # bytes per float32
-
-Operand = namedtuple("Operand", "ptr shape strides")  # strides in bytes
+# strides in bytes; itemsize: bytes per element (float32 unless a CUDA operand says otherwise)
+Operand = namedtuple("Operand", "ptr shape strides itemsize", defaults=(4,))
 
 
 def orders(op):
@@ -19,16 +18,16 @@ def orders(op):
 
     A dimension of extent 1 has no meaningful stride, and an empty matrix is never read, so both
     are given the smallest leading dimension BLAS accepts."""
-    (r, c), (s0, s1) = op.shape, op.strides
+    (r, c), (s0, s1), item = op.shape, op.strides, op.itemsize
     if r == 0 or c == 0:
         return {ROW: max(1, c), COL: max(1, r)}
-    if op.ptr % ITEM:
+    if op.ptr % item:
         return {}
     found = {}
-    if (c == 1 or s1 == ITEM) and (r == 1 or (s0 % ITEM == 0 and s0 // ITEM >= c)):
-        found[ROW] = s0 // ITEM if r > 1 else c
-    if (r == 1 or s0 == ITEM) and (c == 1 or (s1 % ITEM == 0 and s1 // ITEM >= r)):
-        found[COL] = s1 // ITEM if c > 1 else r
+    if (c == 1 or s1 == item) and (r == 1 or (s0 % item == 0 and s0 // item >= c)):
+        found[ROW] = s0 // item if r > 1 else c
+    if (r == 1 or s0 == item) and (c == 1 or (s1 % item == 0 and s1 // item >= r)):
+        found[COL] = s1 // item if c > 1 else r
     return found
 
 

@@ -9,7 +9,7 @@ import ctypes.util
 import enum
 import os
 
-__all__ = ["GemmkitError", "Status", "lib", "library_path", "check"]
+__all__ = ["GemmkitError", "Status", "lib", "library_path", "check", "FormatInfo"]
 
 
 class Status(enum.IntEnum):
@@ -90,6 +90,17 @@ class CpuInfo(ctypes.Structure):
                 ("l1d_bytes", _i64), ("l2_bytes", _i64), ("l3_bytes", _i64), ("threads", _int)]
 
 
+class FormatInfo(ctypes.Structure):
+    """Mirror of gk_format_info (the number-format registry)."""
+    _fields_ = [("name", ctypes.c_char_p), ("bits", _int), ("storage_bytes", _int),
+                ("exponent_bits", _int), ("mantissa_bits", _int), ("bias", _int), ("emax", _int),
+                ("is_signed", _int), ("has_zero", _int), ("has_neg_zero", _int),
+                ("has_inf", _int), ("has_nan", _int), ("has_subnormals", _int),
+                ("max_finite", ctypes.c_double), ("min_normal", ctypes.c_double),
+                ("min_subnormal", ctypes.c_double), ("max_code", ctypes.c_uint32),
+                ("nan_code", ctypes.c_uint32), ("mx_element", _int)]
+
+
 def _proto(name, restype, argtypes):
     fn = getattr(lib, name)
     fn.restype, fn.argtypes = restype, argtypes
@@ -107,7 +118,25 @@ _proto("gk_cuda_available", _int, [])
 _proto("gk_cuda_create", _int, [ctypes.POINTER(_vp), _int, _vp])
 _proto("gk_cuda_destroy", _int, [_vp])
 _proto("gk_cuda_sgemm", _int, [_vp] + _GEMM_ARGS)
+_proto("gk_cuda_gemm_ex", _int, [_vp, _int, _int, _int, _i64, _i64, _i64, _f32, _int, _vp, _i64,
+                                 _int, _vp, _i64, _f32, _int, _vp, _i64, _vp])
+_proto("gk_cuda_set_fp32_mode", _int, [_vp, _int])
 _proto("gk_cuda_kernel_count", _int, [])
+_MX_Q = [_int, _int, _i64, _i64, _i64, _vp, _i64, _vp, _i64, _vp, _i64]
+_MX_DQ = [_int, _i64, _i64, _i64, _vp, _i64, _vp, _i64, _vp, _i64]
+_proto("gk_format_name", ctypes.c_char_p, [_int])
+_proto("gk_format_info_get", _int, [_int, ctypes.POINTER(FormatInfo)])
+_proto("gk_encode", _int, [_int, _vp, _vp, _i64, _int])
+_proto("gk_decode", _int, [_int, _vp, _vp, _i64])
+_proto("gk_packed_bytes", _i64, [_int, _i64])
+_proto("gk_pack", _int, [_int, _vp, _vp, _i64])
+_proto("gk_unpack", _int, [_int, _vp, _vp, _i64])
+_proto("gk_mx_quantize", _int, _MX_Q)
+_proto("gk_mx_dequantize", _int, _MX_DQ)
+_proto("gk_cuda_encode", _int, [_vp, _int, _vp, _vp, _i64, _int])
+_proto("gk_cuda_decode", _int, [_vp, _int, _vp, _vp, _i64])
+_proto("gk_cuda_mx_quantize", _int, [_vp] + _MX_Q)
+_proto("gk_cuda_mx_dequantize", _int, [_vp] + _MX_DQ)
 
 
 def check(status):
