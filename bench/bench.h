@@ -2,12 +2,14 @@
  * bench.h — the benchmark library: what `gemmkit run`, `gemmkit bench` and `gemmkit ladder` do
  * once the CLI (tools/) has parsed their options. Built on the harness (harness/harness.h,
  * harness/gpu.h) and the public API; it knows nothing of the CLI except the worker protocol
- * below. Entry points return a process exit status: 0 success, 1 a failed check or runtime
- * error, 2 a usage error found late (e.g. a kernel name no registry entry matches).
+ * below and the names of the mixed-precision types (--dtype). Entry points return a process exit
+ * status: 0 success, 1 a failed check or runtime error, 2 a usage error found late (e.g. a kernel
+ * name no registry entry matches).
  */
 #ifndef GK_BENCH_H
 #define GK_BENCH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "gemmkit.h"
@@ -15,6 +17,12 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The operand types of one mixed-precision GEMM (gk_cuda_gemm_ex) as --dtype names them. */
+typedef struct bench_dtype {
+    gk_format a, b;         /* formats of A and B */
+    gk_fp32_mode fp32_mode; /* for GK_F32 operands: the context's FP32 mode */
+} bench_dtype;
 
 /* ---- one checked, timed GEMM (gemmkit run) -------------------------------------------------- */
 
@@ -29,6 +37,12 @@ typedef struct bench_run_opts {
     int reps;           /* timed calls after the checked one, >= 1 */
     const char *kernel; /* gpu: registry id or name; NULL: gk_cuda_sgemm */
     uint64_t seed;
+    /* gpu, mixed precision (--dtype, --out-dtype): when `mixed`, bench_tc_run_one runs the call
+     * with these types instead of bench_run_one's float32 path */
+    int mixed;
+    bench_dtype dtype;
+    gk_format out; /* format of C */
+    int fp8_fast_accum;
 } bench_run_opts;
 
 /* Random data from `seed`, one untimed warm-up call, `reps` timed calls each on a fresh copy of
@@ -78,6 +92,68 @@ int bench_cpu_run(const bench_cpu_opts *o);
  * and the CLI answers it with bench_cpu_worker(o, IMPL), o holding that one shape, the thread
  * counts and the time box. It prints tab-separated "kernel", "missing" and "result" lines. */
 int bench_cpu_worker(const bench_cpu_opts *o, const char *impl);
+
+/* ---- mixed precision on the GPU (gemmkit run/bench --dtype) ---------------------------------
+ * The helpers of bench_dtype and bench_tc_defaults exist in every build; bench_tc_run_one and
+ * bench_tc_run in CUDA builds only. */
+
+/* One --dtype item: a format by its short name (f32, tf32, bf16, f16, e4m3, e5m2) or by
+ * gk_format_name (bfloat16, float8_e4m3fn, ...); "3xtf32" (float32 operands in the context's
+ * GK_FP32_3XTF32 mode); or "A:B", two formats for different A and B. 1 on success. */
+int bench_dtype_parse(const char *s, bench_dtype *out);
+/* A result format (--out-dtype), by short name or gk_format_name. 1 on success. */
+int bench_format_parse(const char *s, gk_format *out);
+/* The short name of a format, else its gk_format_name ("?" outside the enum). */
+const char *bench_format_short(gk_format fmt);
+/* The name tables print: "bf16", "3xtf32", "e4m3:e5m2". */
+void bench_dtype_name(const bench_dtype *d, char *out, size_t len);
+/* The result format when none is given: float32 for float32 and TF32 operands, the operand format
+ * for BF16 and F16, BF16 for FP8 (the pairing FP8 training and cuBLASLt users choose). */
+gk_format bench_dtype_default_out(const bench_dtype *d);
+/* FP8 operands: cuBLASLt multiplies them only as column-major op(A) = A^T, op(B) = B ("TN"),
+ * which the benchmark then uses by default. */
+int bench_dtype_is_fp8(const bench_dtype *d);
+
+/* gemmkit run --device gpu --dtype D: like bench_run_one (random data, one checked call, `reps`
+ * timed calls, every element or 1000 sampled ones checked against float64 on the device), for
+ * the types in o->dtype and o->out; FP8 operands get per-tensor scales. 0 PASS, 1 FAIL or an
+ * error, 2 a request the library refuses as invalid. */
+int bench_tc_run_one(const bench_run_opts *o);
+
+enum { BENCH_TC_MAX_DTYPES = 16 };
+
+/* gemmkit bench --dtype LIST. Zero fields take the defaults of bench_tc_defaults. */
+typedef struct bench_tc_opts {
+    int ndtypes;
+    bench_dtype dtypes[BENCH_TC_MAX_DTYPES];
+    int out_type_set; /* 0: each dtype's bench_dtype_default_out */
+    gk_format out_type;
+    gk_layout layout;
+    int trans_set; /* 0: NN, or TN for FP8 operands (bench_dtype_is_fp8) */
+    gk_trans ta, tb;
+    int nshapes;
+    bench_shape shapes[BENCH_MAX_SHAPES];
+    int reps;   /* timed runs per implementation and shape, >= 1 */
+    int rounds; /* rounds the timed runs are spread over, gemmkit and the peer alternating */
+    int warmup; /* untimed calls after the check */
+    int peer;   /* time cuBLASLt too */
+    int fp8_fast_accum; /* gemmkit's and cuBLASLt's FP8 fast accumulation */
+    int64_t samples;    /* elements checked against float64 per result */
+    int device;
+    int plot;        /* run bench/plot_tc.py */
+    const char *out; /* where gpu_tc.csv/.json and the plots go; created */
+    uint64_t seed;
+} bench_tc_opts;
+
+/* Defaults: squares 1024, 2048, 3072, 4096, 6144, 8192, 12288, 16384; column-major; 20 reps in 2
+ * rounds after 3 warm-up calls; cuBLASLt on; 2048 sampled elements; device 0; plots on. */
+void bench_tc_defaults(bench_tc_opts *o, const char *out);
+
+/* For every shape and dtype: random operands, gemmkit and cuBLASLt checked against float64 on
+ * sampled elements, then timed (CUDA events, L2 flushed before each run, the median reported)
+ * with NVML's clock and power; writes the table, CSV, JSON and plots. 1 if a result failed its
+ * check or a call failed, 2 if the device cannot be used. */
+int bench_tc_run(const bench_tc_opts *o);
 
 /* ---- the GPU ladder (gemmkit ladder; CUDA builds only) -------------------------------------- */
 

@@ -1,10 +1,15 @@
 /*
- * gpu.cu — the GPU harness of gpu.h: hash fill, the float64 reference and comparison kernels,
- * the L2 flush and event timing. The comparison applies rule.h's bound on the device.
+ * gpu.cu — the GPU harness of gpu.h: hash fill (float32 and the mixed-precision formats), the
+ * float64 reference and comparison kernels (whole-matrix for square float32 problems, sampled for
+ * any gk_cuda_gemm_ex call), the L2 flush and event timing. The comparisons apply rule.h's bound
+ * on the device.
  */
 #include "gpu.h"
 #include "rule.h"
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdlib.h>
@@ -18,10 +23,155 @@ __device__ uint64_t mix(uint64_t z) { /* splitmix64 finaliser */
     return z ^ (z >> 31);
 }
 
+__device__ float uniform(uint64_t seed, int64_t i) { /* [-1, 1) */
+    return (float)((double)(mix(seed + (uint64_t)i) >> 11) * (2.0 / 9007199254740992.0) - 1.0);
+}
+
 __global__ void fill_kernel(float *x, int64_t n, uint64_t seed) {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x)
-        x[i] = (float)((double)(mix(seed + (uint64_t)i) >> 11) * (2.0 / 9007199254740992.0) - 1.0);
+        x[i] = uniform(seed, i);
+}
+
+/* ---- mixed-precision formats ---------------------------------------------------------------- */
+
+__device__ void store(void *x, gk_format fmt, int64_t i, float v) {
+    switch (fmt) {
+    case GK_F32:
+    case GK_TF32:
+        ((float *)x)[i] = v;
+        break;
+    case GK_BF16:
+        ((__nv_bfloat16 *)x)[i] = __float2bfloat16_rn(v);
+        break;
+    case GK_F16:
+        ((__half *)x)[i] = __float2half_rn(v);
+        break;
+    case GK_F8_E4M3FN:
+        ((__nv_fp8_storage_t *)x)[i] = __nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E4M3);
+        break;
+    case GK_F8_E5M2:
+        ((__nv_fp8_storage_t *)x)[i] = __nv_cvt_float_to_fp8(v, __NV_SATFINITE, __NV_E5M2);
+        break;
+    default:
+        break;
+    }
+}
+
+/* Element i of x decoded: exact, every value of these formats is a float. */
+__device__ double load(const void *x, gk_format fmt, int64_t i) {
+    switch (fmt) {
+    case GK_F32:
+    case GK_TF32:
+        return ((const float *)x)[i];
+    case GK_BF16:
+        return __bfloat162float(((const __nv_bfloat16 *)x)[i]);
+    case GK_F16:
+        return __half2float(((const __half *)x)[i]);
+    case GK_F8_E4M3FN:
+        return __half2float(
+            __half(__nv_cvt_fp8_to_halfraw(((const __nv_fp8_storage_t *)x)[i], __NV_E4M3)));
+    case GK_F8_E5M2:
+        return __half2float(
+            __half(__nv_cvt_fp8_to_halfraw(((const __nv_fp8_storage_t *)x)[i], __NV_E5M2)));
+    default:
+        return NAN;
+    }
+}
+
+__global__ void fill_format_kernel(void *x, gk_format fmt, int64_t n, uint64_t seed, float mul) {
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        store(x, fmt, i, mul * uniform(seed, i));
+}
+
+/* Offset of element (r, c) of a stored matrix. */
+__host__ __device__ int64_t at(int row_major, int64_t ld, int64_t r, int64_t c) {
+    return row_major ? r * ld + c : r + c * ld;
+}
+
+/* Sample s of the check: every element in order when `all`, else the corners, then a hash. */
+__host__ __device__ void sample_pos(int64_t s, int all, int64_t m, int64_t n, uint64_t seed,
+                                    int64_t *i, int64_t *j) {
+    if (all) {
+        *i = s % m, *j = s / m;
+    } else if (s < 4) {
+        *i = s & 1 ? m - 1 : 0, *j = s & 2 ? n - 1 : 0;
+    } else {
+        uint64_t z = seed + 0x9E3779B97F4A7C15ull * (uint64_t)s;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        z ^= z >> 31;
+        *i = (int64_t)((z & 0xffffffffull) % (uint64_t)m);
+        *j = (int64_t)((z >> 32) % (uint64_t)n);
+    }
+}
+
+struct sample_out {
+    double got, want, scale;
+};
+
+/* Warp-wide float64 reference of element (i, j): the warp's lanes split K. All lanes return the
+ * result. */
+__device__ sample_out reference_element(const gkh_gemm_desc &d, const void *c, int64_t i,
+                                        int64_t j) {
+    const int row = d.layout == GK_ROW_MAJOR, lane = threadIdx.x & 31;
+    const int ta = d.ta != GK_NO_TRANS, tb = d.tb != GK_NO_TRANS;
+    double sum = 0.0, mag = 0.0;
+    if (d.alpha != 0.0f)
+        for (int64_t p = lane; p < d.k; p += 32) {
+            const double x = load(d.a, d.atype, ta ? at(row, d.lda, p, i) : at(row, d.lda, i, p));
+            const double y = load(d.b, d.btype, tb ? at(row, d.ldb, j, p) : at(row, d.ldb, p, j));
+            sum += x * y, mag += fabs(x * y);
+        }
+    for (int off = 16; off; off >>= 1) {
+        sum += __shfl_xor_sync(0xffffffffu, sum, off);
+        mag += __shfl_xor_sync(0xffffffffu, mag, off);
+    }
+    const double s = (double)d.alpha * (d.scale_a ? (double)*d.scale_a : 1.0) *
+                     (d.scale_b ? (double)*d.scale_b : 1.0);
+    sample_out o;
+    o.want = s * sum, o.scale = fabs(s) * mag;
+    if (d.beta != 0.0f) {
+        const double old = load(d.c0, d.ctype, at(row, d.ldc, i, j));
+        o.want += (double)d.beta * old, o.scale += fabs((double)d.beta * old);
+    }
+    o.got = load(c, d.ctype, at(row, d.ldc, i, j));
+    return o;
+}
+
+/* Totals of the sampled check, reduced with atomics: the worst ratio and its sample as one
+ * 64-bit key (ratio's float bits above the sample index; positive floats order like integers). */
+struct check_totals {
+    unsigned long long failed, worst_key;
+    unsigned max_err_bits;
+};
+
+__global__ void check_kernel(gkh_gemm_desc d, const void *c, double u_in, double u_out,
+                             int64_t samples, int all, uint64_t seed, check_totals *t) {
+    const int64_t warps = (int64_t)gridDim.x * (blockDim.x / 32);
+    for (int64_t s = blockIdx.x * (int64_t)(blockDim.x / 32) + threadIdx.x / 32; s < samples;
+         s += warps) {
+        int64_t i, j;
+        sample_pos(s, all, d.m, d.n, seed, &i, &j);
+        const sample_out o = reference_element(d, c, i, j);
+        if ((threadIdx.x & 31) == 0) {
+            const double err = fabs(o.got - o.want);
+            const double bound = gkh_bound(d.k, u_in, o.scale) + u_out * fabs(o.want);
+            if (!(err <= bound)) atomicAdd(&t->failed, 1ull);
+            const float ratio = isnan(err) ? INFINITY : (float)(err / bound);
+            const float rel = isnan(err) ? INFINITY : o.scale > 0 ? (float)(err / o.scale) : 0.0f;
+            atomicMax(&t->worst_key,
+                      (unsigned long long)__float_as_uint(ratio) << 32 | (unsigned long long)s);
+            atomicMax(&t->max_err_bits, __float_as_uint(rel));
+        }
+    }
+}
+
+__global__ void detail_kernel(gkh_gemm_desc d, const void *c, int64_t i, int64_t j,
+                              sample_out *out) {
+    const sample_out o = reference_element(d, c, i, j);
+    if (threadIdx.x == 0) *out = o;
 }
 
 enum { RT = 16 };
@@ -98,6 +248,74 @@ extern "C" cudaError_t gkh_gpu_compare(int64_t count, int64_t k, double u_in, co
     e = cudaMemcpy(&worst_bits, d_worst, sizeof worst_bits, cudaMemcpyDeviceToHost);
     cudaFree(d_bad);
     memcpy(worst, &worst_bits, sizeof *worst);
+    return e;
+}
+
+extern "C" size_t gkh_format_bytes(gk_format fmt) {
+    switch (fmt) {
+    case GK_F32:
+    case GK_TF32:
+        return 4;
+    case GK_BF16:
+    case GK_F16:
+        return 2;
+    case GK_F8_E4M3FN:
+    case GK_F8_E5M2:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+extern "C" void gkh_gpu_fill_format(void *x, gk_format fmt, int64_t n, uint64_t seed, float mul,
+                                    int blocks) {
+    fill_format_kernel<<<blocks, 256>>>(x, fmt, n, seed, mul);
+}
+
+extern "C" double gkh_format_u_out(gk_format fmt) {
+    return fmt == GK_BF16 ? 0x1p-8 : fmt == GK_F16 ? 0x1p-11 : 0.0;
+}
+
+extern "C" double gkh_gemm_ex_u_in(gk_format atype, gk_format btype, int fp32_mode,
+                                   int fp8_fast_accum, int64_t k) {
+    (void)fp32_mode; /* 3xTF32 is held to the float32 bound, like the SIMT kernels */
+    const int fp8 = atype == GK_F8_E4M3FN || atype == GK_F8_E5M2 || btype == GK_F8_E4M3FN ||
+                    btype == GK_F8_E5M2;
+    if (fp8) return fp8_fast_accum ? (double)k * 0x1p-14 : 0x1p-7;
+    return atype == GK_TF32 || btype == GK_TF32 ? 0x1p-11 : 0.0;
+}
+
+extern "C" cudaError_t gkh_gpu_check_sampled(const gkh_gemm_desc *d, const void *c, double u_in,
+                                             int64_t samples, uint64_t seed, int blocks,
+                                             gkh_gpu_check *out) {
+    *out = gkh_gpu_check{};
+    if (d->m == 0 || d->n == 0) return cudaSuccess;
+    if (samples > 0xffffffffll) samples = 0xffffffffll; /* the index shares a 64-bit key */
+    const int all = d->m * d->n <= samples;
+    if (all) samples = d->m * d->n;
+    check_totals *t;
+    sample_out *detail;
+    cudaError_t e = cudaMalloc(&t, sizeof *t + sizeof *detail);
+    if (e != cudaSuccess) return e;
+    detail = (sample_out *)(t + 1);
+    cudaMemset(t, 0, sizeof *t);
+    check_kernel<<<blocks, 256>>>(*d, c, u_in, gkh_format_u_out(d->ctype), samples, all, seed, t);
+    check_totals h = {};
+    if ((e = cudaMemcpy(&h, t, sizeof h, cudaMemcpyDeviceToHost)) == cudaSuccess) {
+        int64_t i, j;
+        sample_pos((int64_t)(h.worst_key & 0xffffffffull), all, d->m, d->n, seed, &i, &j);
+        detail_kernel<<<1, 32>>>(*d, c, i, j, detail);
+        sample_out o = {};
+        e = cudaMemcpy(&o, detail, sizeof o, cudaMemcpyDeviceToHost);
+        const unsigned ratio_bits = (unsigned)(h.worst_key >> 32);
+        float ratio, err;
+        memcpy(&ratio, &ratio_bits, sizeof ratio);
+        memcpy(&err, &h.max_err_bits, sizeof err);
+        out->checked = samples, out->failed = (int64_t)h.failed;
+        out->max_ratio = ratio, out->max_err = err;
+        out->worst_i = i, out->worst_j = j, out->worst_got = o.got, out->worst_want = o.want;
+    }
+    cudaFree(t);
     return e;
 }
 

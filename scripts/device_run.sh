@@ -2,12 +2,22 @@
 # device_run.sh — the one script to run on a GPU machine (made for the lead's H100 runs): records
 # the GPU's state, builds, prints the ptxas resource use of the ladder kernels, runs the GPU tests,
 # compute-sanitizer (memcheck + racecheck) on small shapes, `gemmkit ladder` at 4096 and 8192 with
-# cuBLAS (and the Triton peer when `import triton` works), and optionally the sweep and the CPU
-# side. It never changes GPU settings (no clocks, persistence or power limits).
+# cuBLAS (and the Triton peer when `import triton` works), and optionally the sweep, the
+# mixed-precision part and the CPU side. It never changes GPU settings (no clocks, persistence or
+# power limits).
 #
 #   scripts/device_run.sh [PART ...]    PART: info build ptxas tests sanitizer ladder ladderab cpu
-#                                             cpuab makebench sweep
+#                                             cpuab makebench sweep tc (= tctests tcsan tcbench)
 #                                       default: info build tests ladder ptxas sanitizer cpu
+#
+# tc (after build): the mixed-precision GEMM, in three parts that can also run alone.
+# tctests: its GPU tests (build/tests/cuda/test_gemm_ex and test_hopper_kernel when built,
+# tests/cli/test_cli_dtype.sh, tests/python/test_python_cuda.py). tcsan: compute-sanitizer memcheck
+# and racecheck on test_gemm_ex --small and on one small `gemmkit run` per dtype. tcbench:
+# `gemmkit bench --dtype` against cuBLASLt: GK_TC_DTYPES (default bf16,f16,tf32,3xtf32,e4m3; FP8
+# in the TN layout cuBLASLt takes) at GK_TC_SIZES (default 1024,2048,3072,4096,6144,8192,12288,
+# 16384), GK_TC_REPS timed runs each (default 20), plus GK_TC_ARGS; its CSV, JSON and plot are
+# copied to $OUT/tc/ and its table to $OUT/tc.txt (printed last, before the summary).
 #
 # cpuab: `gemmkit bench` on this host's CPU with GK_CPU_BENCH_ARGS (default: --quick --rounds 3),
 # plus, for each source tree listed in GK_BASELINE_SRCS (space-separated directories holding
@@ -203,6 +213,48 @@ if want makebench; then
     record makebench "exit $?; see logs/makebench.log"
 fi
 
+want_tc() { want tc || want "$1"; }
+
+if want_tc tctests; then
+    tc_progs=()
+    for f in build/tests/cuda/test_gemm_ex build/tests/cuda/test_hopper_kernel \
+        tests/cli/test_cli_dtype.sh tests/python/test_python_cuda.py; do
+        [ -e "$f" ] && tc_progs+=("$f")
+    done
+    step tc_tests 200 env GK_TEST_TIMEOUT=180 GK_TEST_LOG_DIR="$LOGS/tc-tests" GK_BUILD=build GK_PYTHON=python3 \
+        bash tests/run.sh "${tc_progs[@]}"
+    record tc_tests "$(tail -1 "$LOGS/tc_tests.log")"
+fi
+
+if want_tc tcsan; then
+    san=$(command -v compute-sanitizer || ls /usr/local/cuda*/compute-sanitizer/compute-sanitizer 2>/dev/null | head -1)
+    if [ -z "$san" ]; then
+        SUMMARY+=("$(printf '%-10s %-8s %4ss  %s' tc_sanitize skipped 0 "compute-sanitizer not found")")
+    else
+        for tool in memcheck racecheck; do
+            if [ -x build/tests/cuda/test_gemm_ex ]; then
+                step "tc_$tool" 150 "$san" --tool "$tool" --error-exitcode 99 build/tests/cuda/test_gemm_ex --small
+                record "tc_$tool" "$(grep -m1 -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$LOGS/tc_$tool.log"); $(grep -c '^ok ' "$LOGS/tc_$tool.log") ok, $(grep -c '^FAIL ' "$LOGS/tc_$tool.log") FAIL"
+            fi
+            # one small call per dtype through the CLI: the paths a user reaches, edge tiles included
+            step "tc_${tool}_run" 120 bash -c 'rc=0; for dt in bf16 f16 tf32 3xtf32 e4m3 e5m2:e4m3; do
+                    "$0" --tool "$1" --error-exitcode 99 build/bin/gemmkit run --device gpu --dtype "$dt" \
+                        -m 67 -n 45 -k 129 --reps 1 --beta 0.5 || rc=$?; done; exit $rc' "$san" "$tool"
+            record "tc_${tool}_run" "$(grep -c -E 'ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards' "$LOGS/tc_${tool}_run.log") of 6 clean; $(grep -c '^PASS' "$LOGS/tc_${tool}_run.log") PASS"
+        done
+    fi
+fi
+
+if want_tc tcbench; then
+    step tc_bench 300 env GK_PYTHON=python3 build/bin/gemmkit bench --dtype "${GK_TC_DTYPES:-bf16,f16,tf32,3xtf32,e4m3}" \
+        --sizes "${GK_TC_SIZES:-1024,2048,3072,4096,6144,8192,12288,16384}" --reps "${GK_TC_REPS:-20}" \
+        ${GK_TC_ARGS:-} --out "$WORK/tc"
+    rc=$?
+    awk '/mixed-precision GEMM, alpha 1/ { p = 1 } p' "$LOGS/tc_bench.log" >"$OUT/tc.txt"
+    mkdir -p "$OUT/tc" && cp "$WORK"/tc/gpu_tc.* "$OUT/tc/" 2>/dev/null
+    record tc_bench "exit $rc; $(grep -c -E '^[a-z0-9:]+ +(f32|bf16|f16) ' "$OUT/tc.txt") rows; table in tc.txt, files in tc/"
+fi
+
 if want sweep; then
     step sweep 300 build/bin/gemmkit ladder --sweep --reps 20 --budget 0.3 --out "$WORK/sweep"
     record sweep "$(grep -c -E '^ *[0-9]+ ' "$LOGS/sweep.log") rows; plots in sweep/"
@@ -216,4 +268,5 @@ fi
 tar -C "$WORK" -czf "$OUT/results.tar.gz" . 2>/dev/null
 rm -rf "$WORK"
 [ -s "$OUT/ladder.txt" ] && cat "$OUT/ladder.txt"
+[ -s "$OUT/tc.txt" ] && cat "$OUT/tc.txt"
 cat "$OUT/summary.txt"

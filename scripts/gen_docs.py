@@ -5,7 +5,8 @@ Inputs: the files under bench/results/<machine>/ (each folder's README.md names 
 its first line) and the kernel registry as `<build>/bin/gemmkit kernels --json` prints it.
 Outputs, each the block between two markers of an otherwise hand-written file:
 
-  docs/benchmarks.md  <!-- results:begin -->      every table, machine by machine
+  docs/benchmarks.md  <!-- results:begin -->      every table, machine by machine (tc*.csv: the
+                                                  mixed-precision benchmark, gemmkit bench --dtype)
   README.md           <!-- measured:begin -->     one row per claim, each naming its file
   docs/ladder.md      <!-- ladder-table:begin --> one row per registry GPU kernel, plus the peers
 
@@ -502,6 +503,118 @@ def ladder_doc_table(ld, reg):
     return out
 
 
+# ---------------------------------------------------------------- mixed precision (tc*.csv)
+
+
+# from this size up every implementation runs at full speed; below, tile quantization weighs more
+TC_BIG = 4096
+
+
+class Tc:
+    """A `gemmkit bench --dtype` CSV (gpu_tc.csv, committed as tc*.csv): one row per size and
+    dtype, gemmkit and the peer side by side."""
+
+    def __init__(self, path):
+        self.path = path
+        self.meta = read_json(path[:-4] + ".json")
+        self.rows = read_csv(path)
+
+    @staticmethod
+    def key(r):
+        return (r["dtype"], r["c_type"], r["layout"], r["trans"])
+
+    def groups(self):
+        """{key: [rows]} in the file's order."""
+        out = {}
+        for r in self.rows:
+            out.setdefault(self.key(r), []).append(r)
+        return out
+
+    @staticmethod
+    def value(r, side, col):
+        return float(r[side + col]) if r[side + "check"] == "ok" and r[side + col] else None
+
+    @staticmethod
+    def ratio(r):
+        gk, peer = Tc.value(r, "gk_", "tflops"), Tc.value(r, "peer_", "tflops")
+        return gk / peer if gk and peer else None
+
+    @staticmethod
+    def size(r):
+        m, n, k = int(r["m"]), int(r["n"]), int(r["k"])
+        return m if m == n == k else round((m * n * k) ** (1 / 3))
+
+    def summary(self, rows):
+        """(median ratio and lowest (ratio, size) at sizes >= TC_BIG, the same below), None where
+        no ratio was measured."""
+        out = []
+        for big in (True, False):
+            rs = [(self.ratio(r), self.size(r)) for r in rows
+                  if self.ratio(r) and (self.size(r) >= TC_BIG) == big]
+            out.append((statistics.median(x for x, _ in rs), min(rs)) if rs else None)
+        return out
+
+
+def tc_label(key):
+    dtype, ctype, layout, trans = key
+    return "%s -> %s, %s-major %s" % (dtype, ctype, layout, trans)
+
+
+def tc_section(tc):
+    out = ["#### Mixed precision against cuBLASLt: `%s`" % rel(tc.path), ""]
+    when = tc.meta.get("time")
+    out.append("gemmkit (`gk_cuda_gemm_ex`; `gk_cuda_sgemm` for f32 and 3xtf32) and cuBLASLt in "
+               "the same run%s: TFLOPS (median), %% of the datasheet peak at the measured SM "
+               "clock, gk/x = gemmkit over the peer, and the largest error of each on sampled "
+               "elements in units of the element's scale (docs/benchmarks.md, \"Mixed "
+               "precision\")."
+               % (", written %s" % when if when else ""))
+    out.append("")
+    header = ["dtype", "size", "gemmkit TFLOPS", "% peak", "peer", "peer TFLOPS", "% peak", "gk/x",
+              "SM MHz", "W", "gemmkit err", "peer err"]
+    rows = []
+    for key, rs in tc.groups().items():
+        for r in rs:
+            gk, peer = Tc.value(r, "gk_", "tflops"), Tc.value(r, "peer_", "tflops")
+            cell = lambda side, col, f: (f % Tc.value(r, side, col)  # noqa: E731
+                                         if Tc.value(r, side, col) is not None else "-")
+            size = shape_label(int(r["m"]), int(r["n"]), int(r["k"]))
+            rows.append([tc_label(key), size,
+                         "%.1f" % gk if gk else r["gk_check"].split(" ")[0] or "-",
+                         cell("gk_", "pct_peak", "%.1f"), r["peer"] or "-",
+                         "%.1f" % peer if peer else r["peer_check"].split(" ")[0] or "-",
+                         cell("peer_", "pct_peak", "%.1f"),
+                         r2(Tc.ratio(r)) if Tc.ratio(r) else "-",
+                         cell("gk_", "sm_mhz", "%.0f"), cell("gk_", "power_w", "%.0f"),
+                         cell("gk_", "err", "%.2g"), cell("peer_", "err", "%.2g")])
+    out += md_table(header, rows, right=(2, 3, 5, 6, 7, 8, 9, 10, 11))
+    out.append("")
+    for key, rs in tc.groups().items():
+        parts = []
+        for (summ, what) in zip(tc.summary(rs), ("%d and up" % TC_BIG, "below %d" % TC_BIG)):
+            if summ:
+                parts.append("%s: median %s, lowest %s at %d" % (what, r2(summ[0]), r2(summ[1][0]),
+                                                                  summ[1][1]))
+        if parts:
+            out.append("- %s, gemmkit over %s: %s" % (tc_label(key), rs[0]["peer"],
+                                                      "; ".join(parts)))
+    out.append("")
+    return out
+
+
+def tc_readme_rows(title, tc):
+    rows = []
+    for key, rs in tc.groups().items():
+        big = tc.summary(rs)[0]
+        if big:
+            what = "%s vs %s, same run, sizes %d and up" % (key[0], rs[0]["peer"], TC_BIG)
+            rows.append([title, what,
+                         "gemmkit / peer: median %s, lowest %s at %d" % (r2(big[0]), r2(big[1][0]),
+                                                                          big[1][1]),
+                         link(tc.path)])
+    return rows
+
+
 # ---------------------------------------------------------------- assembling
 
 
@@ -525,6 +638,11 @@ def generate(reg):
                 s = Sweep(p)
                 bench += sweep_section(s)
                 readme += sweep_readme_rows(title, s)
+        for f in files:
+            if re.match(r"tc.*\.csv$", f):
+                t = Tc(os.path.join(folder, f))
+                bench += tc_section(t)
+                readme += tc_readme_rows(title, t)
         for f in files:
             m = re.match(r"(calls|gemv)-vs-.*\.txt$", f)
             if m:

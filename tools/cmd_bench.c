@@ -1,9 +1,9 @@
 /*
  * cmd_bench.c — `gemmkit bench`: parses the benchmark's options and runs the CPU benchmark
  * (bench_cpu_run: gemmkit against OpenBLAS and BLIS), the GPU ladder (bench_ladder_run) or both.
- * Also answers the CPU benchmark's worker processes (bench --worker, see bench.h).
+ * Also answers the CPU benchmark's worker processes (bench --worker, see bench.h). With --dtype
+ * it is the mixed-precision GPU benchmark instead, which has its own options (cmd_bench_tc.c).
  */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,21 +43,9 @@ static void usage(FILE *f) {
            "                 another revision's build/bin/gemmkit), for A/B comparisons\n"
            "  --out DIR      results directory (default: bench-results in the build\n"
            "                 directory of this binary, e.g. build/bench-results)\n"
-           "  --no-plot      skip the PNG (bench/plot.py, needs matplotlib)\n");
-}
-
-static int parse_shape(const char *s, bench_shape *out) {
-    long long m, n, k;
-    char tail;
-    if (sscanf(s, "%lldx%lldx%lld%c", &m, &n, &k, &tail) == 3) {
-    } else if (sscanf(s, "%lld%c", &m, &tail) == 1) {
-        n = k = m;
-    } else {
-        return 0;
-    }
-    if (m < 1 || n < 1 || k < 1 || m > INT_MAX || n > INT_MAX || k > INT_MAX) return 0;
-    *out = (bench_shape){m, n, k};
-    return 1;
+           "  --no-plot      skip the PNG (bench/plot.py, needs matplotlib)\n\n"
+           "gemmkit bench --dtype LIST ...: the mixed-precision GPU benchmark against cuBLASLt\n"
+           "(BF16, FP16, TF32, 3xTF32, FP8); see gemmkit bench --dtype bf16 --help.\n");
 }
 
 /* Split a comma-separated list in place, calling fn on each item; 0 if any item is rejected. */
@@ -69,7 +57,7 @@ static int for_each_item(char *list, int (*fn)(const char *, bench_cpu_opts *), 
 }
 
 static int add_shape(const char *s, bench_cpu_opts *o) {
-    return o->nshapes < BENCH_MAX_SHAPES && parse_shape(s, &o->shapes[o->nshapes++]);
+    return cli_add_shapes(s, o->shapes, &o->nshapes, BENCH_MAX_SHAPES);
 }
 
 static int add_threads(const char *s, bench_cpu_opts *o) {
@@ -172,6 +160,8 @@ static int run_gpu(const bench_cpu_opts *b) {
 }
 
 int gk_cmd_bench(int argc, char **argv) {
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--dtype")) return gk_cmd_bench_tc(argc, argv);
     bench_cli *o = calloc(1, sizeof *o);
     if (!o) return 1;
     int rc = parse(argc, argv, o);

@@ -1,7 +1,8 @@
 /*
- * cmd_run.c — `gemmkit run`: parses the options of one SGEMM (shape, layout, transposition,
- * scalars, device) and runs it through the benchmark library (bench_run_one: random data, a
- * float64 check, timed calls).
+ * cmd_run.c — `gemmkit run`: parses the options of one GEMM (shape, layout, transposition,
+ * scalars, device, operand and result types) and runs it through the benchmark library
+ * (bench_run_one for float32, bench_tc_run_one for the mixed-precision types of --dtype: random
+ * data, a float64 check, timed calls).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,7 +18,8 @@ static void usage(FILE *f) {
             "usage: gemmkit run [--device cpu|gpu] -m M -n N -k K [options]\n\n"
             "Runs C = alpha*op(A)*op(B) + beta*C once on random data, checks it against a float64\n"
             "reference (all elements when M*N*K <= 2^27, else 1000 sampled elements incl. the\n"
-            "corners; bound ((K+2)*FLT_EPSILON + 2*u_in) * sum|a*b| + FLT_MIN), then times it.\n\n"
+            "corners; bound ((K+2)*FLT_EPSILON + 2*u_in) * sum|a*b| + FLT_MIN, plus the rounding\n"
+            "of a 16-bit C), then times it.\n\n"
             "  --device cpu|gpu   where to run (default cpu)\n"
             "  -m, -n, -k         sizes of op(A) (M x K), op(B) (K x N), C (M x N); required\n"
             "  --layout row|col   storage order of all three matrices (default col)\n"
@@ -27,6 +29,14 @@ static void usage(FILE *f) {
             "  --threads t        CPU threads (default: gemmkit's default)\n"
             "  --reps r           timed repetitions after the checked call (default 5)\n"
             "  --kernel ID|NAME   gpu: a registry kernel (gemmkit kernels); default gk_cuda_sgemm\n"
+            "  --dtype D          gpu: operand types (default f32: gk_cuda_sgemm as above):\n"
+            "                     f32, 3xtf32 (f32 in the 3xTF32 mode), tf32, bf16, f16, e4m3,\n"
+            "                     e5m2, a gk_format name (bfloat16, float8_e4m3fn, ...), or A:B\n"
+            "                     for different A and B (e4m3:e5m2); FP8 operands get per-tensor\n"
+            "                     scales. Anything but f32 runs gk_cuda_gemm_ex\n"
+            "  --out-dtype T      gpu: type of C: f32, bf16 or f16 (default: f32 for f32/tf32/\n"
+            "                     3xtf32, the operand type for bf16/f16, bf16 for FP8)\n"
+            "  --fp8-fast-accum   gpu, FP8: keep partial sums in the tensor core's accumulator\n"
             "  --seed s           random seed (default 1)\n\n"
             "Exit status: 0 PASS, 1 FAIL or runtime error, 2 usage error.\n");
 }
@@ -59,12 +69,18 @@ static int parse(int argc, char **argv, bench_run_opts *o) {
                           .tb = GK_NO_TRANS,
                           .alpha = 1.0f,
                           .reps = 5,
-                          .seed = 1};
+                          .seed = 1,
+                          .dtype = {GK_F32, GK_F32, GK_FP32_SIMT}};
+    int out_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *opt = argv[i];
         if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) {
             usage(stdout);
             return 1;
+        }
+        if (!strcmp(opt, "--fp8-fast-accum")) {
+            o->fp8_fast_accum = 1;
+            continue;
         }
         if (i + 1 >= argc) {
             fprintf(stderr, "gemmkit run: '%s' needs a value (or is unknown)\n", opt);
@@ -101,6 +117,11 @@ static int parse(int argc, char **argv, bench_run_opts *o) {
             o->reps = (int)x;
         } else if (!strcmp(opt, "--kernel")) {
             o->kernel = v;
+        } else if (!strcmp(opt, "--dtype")) {
+            ok = bench_dtype_parse(v, &o->dtype);
+        } else if (!strcmp(opt, "--out-dtype")) {
+            ok = bench_format_parse(v, &o->out);
+            out_given = 1;
         } else if (!strcmp(opt, "--seed")) {
             ok = cli_parse_i64(v, &x);
             o->seed = (uint64_t)x;
@@ -121,6 +142,20 @@ static int parse(int argc, char **argv, bench_run_opts *o) {
         fprintf(stderr, "gemmkit run: --kernel selects a CUDA kernel; add --device gpu\n");
         return 2;
     }
+    if (!out_given) o->out = bench_dtype_default_out(&o->dtype);
+    /* --dtype f32 with a float32 C is today's float32 path; every other type goes mixed */
+    o->mixed = o->dtype.a != GK_F32 || o->dtype.b != GK_F32 || o->dtype.fp32_mode != GK_FP32_SIMT ||
+               o->out != GK_F32 || o->fp8_fast_accum;
+    if (o->mixed && !o->gpu) {
+        fprintf(stderr, "gemmkit run: types other than f32 (--dtype, --out-dtype, "
+                        "--fp8-fast-accum) run on the GPU only; add --device gpu\n");
+        return 2;
+    }
+    if (o->mixed && o->kernel) {
+        fprintf(stderr, "gemmkit run: --kernel runs a float32 registry kernel; it does not combine "
+                        "with --dtype/--out-dtype\n");
+        return 2;
+    }
     return 0;
 }
 
@@ -131,6 +166,15 @@ int gk_cmd_run(int argc, char **argv) {
     if (prc == 2) {
         usage(stderr);
         return 2;
+    }
+    if (o.mixed) {
+#ifdef GK_HAVE_CUDA
+        return bench_tc_run_one(&o);
+#else
+        fprintf(stderr, "gemmkit run: --dtype: this build has no CUDA backend (no nvcc at build "
+                        "time)\n");
+        return 1;
+#endif
     }
     return bench_run_one(&o);
 }

@@ -10,14 +10,23 @@
 #include <stddef.h>
 #include <stdint.h>
 
-int gk_cmd_info(int argc, char **argv);    /* cmd_info.c */
-int gk_cmd_run(int argc, char **argv);     /* cmd_run.c */
-int gk_cmd_bench(int argc, char **argv);   /* cmd_bench.c: --device cpu|gpu|all */
-int gk_cmd_ladder(int argc, char **argv);  /* cmd_ladder.c: the CUDA ladder benchmark */
-int gk_cmd_kernels(int argc, char **argv); /* cmd_kernels.c: the CPU and CUDA registries */
+#include "bench/bench.h"
+
+int gk_cmd_info(int argc, char **argv);     /* cmd_info.c */
+int gk_cmd_run(int argc, char **argv);      /* cmd_run.c */
+int gk_cmd_bench(int argc, char **argv);    /* cmd_bench.c: --device cpu|gpu|all */
+int gk_cmd_bench_tc(int argc, char **argv); /* cmd_bench_tc.c: gemmkit bench --dtype LIST */
+int gk_cmd_ladder(int argc, char **argv);   /* cmd_ladder.c: the CUDA ladder benchmark */
+int gk_cmd_kernels(int argc, char **argv);  /* cmd_kernels.c: the CPU and CUDA registries */
+int gk_cmd_quant(int argc, char **argv);    /* cmd_quant.c: a value in every number format */
 
 /* Whole-string integer; 1 on success. */
 int cli_parse_i64(const char *s, int64_t *out);
+
+/* One item of a --sizes list appended to shapes[*n] (at most max): N (N x N x N), MxNxK, or
+ * LO:HI:STEP (the squares LO, LO+STEP, ... up to HI). 0 on a malformed item, a size outside
+ * 1..INT_MAX, or too many shapes. */
+int cli_add_shapes(const char *item, bench_shape *shapes, int *n, int max);
 
 /* Default results directory of bench and ladder: bench-results in the build tree the binary runs
  * from (<dir>/bin/gemmkit -> <dir>/bench-results, e.g. build/bench-results), so a run never

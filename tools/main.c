@@ -14,10 +14,12 @@ static const struct {
     const char *summary;
 } commands[] = {
     {"info", gk_cmd_info, "CPU features, chosen kernel, block sizes, threads; CUDA devices"},
-    {"run", gk_cmd_run, "one GEMM of a given shape/layout on cpu or gpu, verified and timed"},
-    {"bench", gk_cmd_bench, "benchmark against OpenBLAS/BLIS (cpu) and cuBLAS (gpu)"},
+    {"run", gk_cmd_run, "one GEMM of a given shape/layout/type on cpu or gpu, verified and timed"},
+    {"bench", gk_cmd_bench,
+     "benchmark against OpenBLAS/BLIS (cpu), cuBLAS (gpu), cuBLASLt (gpu, --dtype)"},
     {"ladder", gk_cmd_ladder, "run every CUDA ladder kernel plus cuBLAS: check, time, plot"},
     {"kernels", gk_cmd_kernels, "list the CPU and CUDA kernel registries (--json)"},
+    {"quant", gk_cmd_quant, "show values in every number format: bits, value, rounding error"},
 };
 
 static void usage(FILE *f) {

@@ -19,6 +19,29 @@ int cli_parse_i64(const char *s, int64_t *out) {
     return 1;
 }
 
+int cli_add_shapes(const char *item, bench_shape *shapes, int *n, int max) {
+    long long m, nn, k, lo, hi, step;
+    char tail;
+    if (sscanf(item, "%lld:%lld:%lld%c", &lo, &hi, &step, &tail) == 3) {
+        if (lo < 1 || hi < lo || hi > INT_MAX || step < 1) return 0;
+        for (long long s = lo; s <= hi; s += step) {
+            if (*n >= max) return 0;
+            shapes[(*n)++] = (bench_shape){s, s, s};
+        }
+        return 1;
+    }
+    if (sscanf(item, "%lldx%lldx%lld%c", &m, &nn, &k, &tail) == 3) {
+    } else if (sscanf(item, "%lld%c", &m, &tail) == 1) {
+        nn = k = m;
+    } else {
+        return 0;
+    }
+    if (m < 1 || nn < 1 || k < 1 || m > INT_MAX || nn > INT_MAX || k > INT_MAX || *n >= max)
+        return 0;
+    shapes[(*n)++] = (bench_shape){m, nn, k};
+    return 1;
+}
+
 void cli_default_out(char *out, size_t len) {
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);

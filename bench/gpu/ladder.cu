@@ -29,7 +29,6 @@
 #include <time.h>
 
 #include <algorithm>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -150,16 +149,9 @@ struct bench {
         return std::max(3, std::min(opt.reps, reps));
     }
 
-    /* NVML readings of one variant summed over its rounds (sample-weighted). */
-    struct power_acc {
-        double mhz = 0, watts = 0;
-        int samples = 0;
-        std::set<std::string> reasons;
-    };
-
     /* `reps` timed runs of one variant appended to `ms`, NVML readings added to `pw`. */
     bool time_runs(const variant &v, int64_t n, const float *a, const float *b, float *c, int reps,
-                   std::vector<double> &ms, power_acc &pw, result &out) {
+                   std::vector<double> &ms, gk_nvml_totals &pw, result &out) {
         gkh_gpu_timer timer;
         gkh_gpu_timer_create(&timer, reps);
         if (have_nvml) nvml.start();
@@ -167,15 +159,7 @@ struct bench {
         cudaError_t ce = gkh_gpu_timer_run(&timer, &flush, launch_cb, &arg);
         if (have_nvml) {
             nvml.stop();
-            const int k = nvml.samples();
-            pw.mhz += nvml.mean_mhz() * k, pw.watts += nvml.mean_watts() * k, pw.samples += k;
-            const std::string t = nvml.throttle();
-            for (size_t p = 0; p < t.size();) {
-                size_t q = t.find('+', p);
-                if (q == std::string::npos) q = t.size();
-                if (t.compare(p, q - p, "none")) pw.reasons.insert(t.substr(p, q - p));
-                p = q + 1;
-            }
+            pw.add(nvml);
         }
         for (int i = 0; i < reps; i++)
             ms.push_back(gkh_gpu_timer_ms(&timer, i));
@@ -223,7 +207,7 @@ struct bench {
         std::vector<result> res(vars.size());
         std::vector<int> reps(vars.size());
         std::vector<std::vector<double>> ms(vars.size());
-        std::vector<power_acc> pw(vars.size());
+        std::vector<gk_nvml_totals> pw(vars.size()); /* each variant's NVML readings */
         for (size_t i = 0; i < vars.size(); i++) {
             res[i].size = n, res[i].name = vars[i].name, res[i].k = vars[i].k;
             reps[i] = check(vars[i], n, a, b, c, r, s, res[i]);
@@ -242,12 +226,8 @@ struct bench {
             if (reps[i] && !ms[i].empty()) {
                 summarise(n, ms[i], res[i]);
                 if (have_nvml && pw[i].samples) {
-                    res[i].mhz = pw[i].mhz / pw[i].samples;
-                    res[i].watts = pw[i].watts / pw[i].samples;
-                    res[i].throttle = "none";
-                    for (const auto &t : pw[i].reasons)
-                        res[i].throttle =
-                            (res[i].throttle == "none" ? "" : res[i].throttle + "+") + t;
+                    res[i].mhz = pw[i].mean_mhz(), res[i].watts = pw[i].mean_watts();
+                    res[i].throttle = pw[i].throttle();
                 }
                 fprintf(stderr, "[%lld] %-28s %3d reps %9.3f ms %7.2f TFLOPS\n", (long long)n,
                         vars[i].name.c_str(), res[i].reps, res[i].ms, res[i].tflops);

@@ -1,6 +1,6 @@
 /*
- * peers.cu — cuBLAS and NVML loaded with dlopen for the ladder harness (see peers.h). Failures
- * are reported as text and never stop the harness: without cuBLAS the "% of cuBLAS" column is
+ * peers.cu — cuBLAS, cuBLASLt and NVML loaded with dlopen for the GPU benchmarks (see peers.h).
+ * Failures are reported as text and never stop a benchmark: without cuBLAS the peer columns are
  * empty, without NVML the clock and power columns are.
  */
 #include "peers.h"
@@ -8,6 +8,7 @@
 #include <chrono>
 #include <dlfcn.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Look for a library under its versioned names, then under the CUDA toolkit's lib64. */
 static void *open_lib(const char *const *names, std::string &tried) {
@@ -64,6 +65,136 @@ gk_cublas::~gk_cublas() {
     /* the library stays loaded: its static destructors may still run at exit */
 }
 
+bool gk_cublaslt::load() {
+    static const char *const names[] = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so",
+                                        nullptr};
+    std::string tried;
+    lib_ = open_lib(names, tried);
+    if (!lib_) {
+        why_ = "cuBLASLt not found (tried " + tried + ")";
+        return false;
+    }
+    if (!sym(lib_, "cublasLtCreate", create_, why_) ||
+        !sym(lib_, "cublasLtDestroy", destroy_, why_) ||
+        !sym(lib_, "cublasLtMatmulDescCreate", desc_create_, why_) ||
+        !sym(lib_, "cublasLtMatmulDescDestroy", desc_destroy_, why_) ||
+        !sym(lib_, "cublasLtMatmulDescSetAttribute", desc_set_, why_) ||
+        !sym(lib_, "cublasLtMatrixLayoutCreate", layout_create_, why_) ||
+        !sym(lib_, "cublasLtMatrixLayoutDestroy", layout_destroy_, why_) ||
+        !sym(lib_, "cublasLtMatmulPreferenceCreate", pref_create_, why_) ||
+        !sym(lib_, "cublasLtMatmulPreferenceDestroy", pref_destroy_, why_) ||
+        !sym(lib_, "cublasLtMatmulPreferenceSetAttribute", pref_set_, why_) ||
+        !sym(lib_, "cublasLtMatmulAlgoGetHeuristic", heuristic_, why_) ||
+        !sym(lib_, "cublasLtMatmul", matmul_, why_))
+        return false;
+    int st = create_(&handle_);
+    if (st != 0) {
+        why_ = "cublasLtCreate failed with status " + std::to_string(st);
+        handle_ = nullptr;
+        return false;
+    }
+    /* 32 MiB: what the cuBLAS documentation recommends for Hopper, so no algorithm is excluded
+     * for want of workspace. */
+    workspace_bytes_ = (size_t)32 << 20;
+    if (cudaMalloc(&workspace_, workspace_bytes_) != cudaSuccess) {
+        (void)cudaGetLastError();
+        why_ = "cannot allocate cuBLASLt's workspace";
+        workspace_ = nullptr;
+        return false;
+    }
+    return true;
+}
+
+bool gk_cublaslt::attr(int which, const void *v, size_t n) {
+    const int st = desc_set_(desc_, which, v, n);
+    if (st != 0)
+        why_ = "cublasLtMatmulDescSetAttribute(" + std::to_string(which) + ") failed with status " +
+               std::to_string(st);
+    return st == 0;
+}
+
+void gk_cublaslt::release_plan() {
+    if (layout_a_) layout_destroy_(layout_a_);
+    if (layout_b_) layout_destroy_(layout_b_);
+    if (layout_c_) layout_destroy_(layout_c_);
+    if (desc_) desc_destroy_(desc_);
+    desc_ = layout_a_ = layout_b_ = layout_c_ = nullptr;
+}
+
+bool gk_cublaslt::plan(const problem &p) {
+    release_plan();
+    if (!handle_) return false;
+    p_ = p;
+    /* cublasLtMatmulDescAttributes_t (cublasLt.h): TRANSA 3, TRANSB 4 (int32_t), A_SCALE_POINTER
+     * 17, B_SCALE_POINTER 18 (const void *), FAST_ACCUM 25 (int8_t). Scale type CUDA_R_32F:
+     * alpha and beta are floats. */
+    int st = desc_create_(&desc_, p.compute, R_32F);
+    if (st != 0) {
+        why_ = "cublasLtMatmulDescCreate failed with status " + std::to_string(st);
+        desc_ = nullptr;
+        return false;
+    }
+    const int32_t ta = p.trans_a, tb = p.trans_b;
+    if (!attr(3, &ta, sizeof ta) || !attr(4, &tb, sizeof tb)) return false;
+    if (p.scale_a && !attr(17, &p.scale_a, sizeof p.scale_a)) return false;
+    if (p.scale_b && !attr(18, &p.scale_b, sizeof p.scale_b)) return false;
+    const int8_t fast = (int8_t)p.fast_accum;
+    if (p.fast_accum && !attr(25, &fast, sizeof fast)) return false;
+    /* Stored shapes, column-major (CUBLASLT_ORDER_COL, the default): op(A) is m x k. */
+    const uint64_t ar = p.trans_a ? p.k : p.m, ac = p.trans_a ? p.m : p.k;
+    const uint64_t br = p.trans_b ? p.n : p.k, bc = p.trans_b ? p.k : p.n;
+    if ((st = layout_create_(&layout_a_, p.type_a, ar, ac, p.lda)) != 0 ||
+        (st = layout_create_(&layout_b_, p.type_b, br, bc, p.ldb)) != 0 ||
+        (st = layout_create_(&layout_c_, p.type_c, (uint64_t)p.m, (uint64_t)p.n, p.ldc)) != 0) {
+        why_ = "cublasLtMatrixLayoutCreate failed with status " + std::to_string(st);
+        return false;
+    }
+    void *pref = nullptr;
+    if ((st = pref_create_(&pref)) != 0) {
+        why_ = "cublasLtMatmulPreferenceCreate failed with status " + std::to_string(st);
+        return false;
+    }
+    /* CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1 (uint64_t) */
+    const uint64_t ws = workspace_bytes_;
+    pref_set_(pref, 1, &ws, sizeof ws);
+    /* cublasLtMatmulHeuristicResult_t: the algorithm (8 x uint64_t), workspaceSize (size_t),
+     * state (cublasStatus_t), wavesCount (float), reserved[4] (int) */
+    struct {
+        uint64_t algo[8];
+        size_t workspace;
+        int state;
+        float waves;
+        int reserved[4];
+    } result = {};
+    int found = 0;
+    st = heuristic_(handle_, desc_, layout_a_, layout_b_, layout_c_, layout_c_, pref, 1, &result,
+                    &found);
+    pref_destroy_(pref);
+    if (st != 0 || found < 1 || result.state != 0) {
+        /* CUBLAS_STATUS_NOT_SUPPORTED (15): no algorithm for this type and layout combination */
+        why_ = "cuBLASLt has no algorithm for this problem (heuristic status " +
+               std::to_string(st != 0 ? st : result.state) + ")";
+        return false;
+    }
+    memcpy(algo_, result.algo, sizeof algo_);
+    return true;
+}
+
+bool gk_cublaslt::run() {
+    if (!desc_) return false;
+    const int st =
+        matmul_(handle_, desc_, &p_.alpha, p_.a, layout_a_, p_.b, layout_b_, &p_.beta, p_.c,
+                layout_c_, p_.c, layout_c_, algo_, workspace_, workspace_bytes_, nullptr);
+    if (st != 0) why_ = "cublasLtMatmul failed with status " + std::to_string(st);
+    return st == 0;
+}
+
+gk_cublaslt::~gk_cublaslt() {
+    if (lib_) release_plan();
+    if (handle_) destroy_(handle_);
+    cudaFree(workspace_);
+}
+
 bool gk_nvml_sampler::load(int cuda_device) {
     static const char *const names[] = {"libnvidia-ml.so.1", "libnvidia-ml.so", nullptr};
     std::string tried;
@@ -102,14 +233,18 @@ bool gk_nvml_sampler::load(int cuda_device) {
     return false;
 }
 
+void gk_nvml_sampler::sample() {
+    unsigned mhz = 0, mw = 0;
+    unsigned long long r = 0;
+    if (clock_(dev_, 1 /* NVML_CLOCK_SM */, &mhz) == 0 && power_(dev_, &mw) == 0) {
+        mhz_sum_ += mhz, mw_sum_ += mw, n_++;
+    }
+    if (reasons_ && reasons_(dev_, &r) == 0) reasons_seen_ |= r;
+}
+
 void gk_nvml_sampler::loop() {
     while (running_.load(std::memory_order_relaxed)) {
-        unsigned mhz = 0, mw = 0;
-        unsigned long long r = 0;
-        if (clock_(dev_, 1 /* NVML_CLOCK_SM */, &mhz) == 0 && power_(dev_, &mw) == 0) {
-            mhz_sum_ += mhz, mw_sum_ += mw, n_++;
-        }
-        if (reasons_ && reasons_(dev_, &r) == 0) reasons_seen_ |= r;
+        sample();
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
 }
@@ -125,10 +260,12 @@ void gk_nvml_sampler::stop() {
     if (!thread_.joinable()) return;
     running_ = false;
     thread_.join();
+    /* an interval shorter than the thread's start-up still gets the reading at its end */
+    if (n_ == 0) sample();
 }
 
-std::string gk_nvml_sampler::throttle() const {
-    if (!dev_ || !reasons_) return "";
+std::string gk_nvml_sampler::throttle_names(bool known, unsigned long long mask) {
+    if (!known) return "";
     static const struct {
         unsigned long long bit;
         const char *name;
@@ -137,7 +274,7 @@ std::string gk_nvml_sampler::throttle() const {
                  {0x80, "power_brake"}, {0x100, "display"}};
     std::string s;
     for (const auto &n : names)
-        if (reasons_seen_ & n.bit) s += (s.empty() ? "" : "+") + std::string(n.name);
+        if (mask & n.bit) s += (s.empty() ? "" : "+") + std::string(n.name);
     return s.empty() ? "none" : s;
 }
 

@@ -1,6 +1,7 @@
 /*
- * peers.h — what the ladder harness measures besides gemmkit: cuBLAS SGEMM (loaded at run time
- * with dlopen, so the CLI links and runs without cuBLAS) and the GPU's clock, power and throttle
+ * peers.h — what the GPU benchmarks measure besides gemmkit: cuBLAS SGEMM for the ladder,
+ * cuBLASLt matmul in every precision for the mixed-precision benchmark (both loaded at run time
+ * with dlopen, so the CLI links and runs without them) and the GPU's clock, power and throttle
  * state from NVML (also dlopen'ed), sampled by a background thread during each measurement.
  * Only the few entry points needed are declared by hand; no cuBLAS or NVML header is required.
  */
@@ -8,6 +9,7 @@
 #define GK_BENCH_GPU_PEERS_H
 
 #include <atomic>
+#include <stdint.h>
 #include <string>
 #include <thread>
 
@@ -37,6 +39,72 @@ class gk_cublas {
     std::string why_;
 };
 
+/* cuBLASLt matmul, column-major: D = alpha * scale_a * scale_b * op(A) op(B) + beta * C with C
+ * and D the same buffer. One problem is planned at a time (descriptors built and the heuristic's
+ * first algorithm chosen once), then run as often as needed, so timed runs measure the matmul
+ * alone, as cuBLAS's own entry points do after their first call. Enum values are cuBLAS's
+ * (cublas_api.h, cublasLt.h, library_types.h of CUDA 12 and 13), cited where they are used. */
+class gk_cublaslt {
+  public:
+    struct problem {
+        int trans_a, trans_b; /* cublasOperation_t: 0 N, 1 T */
+        int64_t m, n, k;
+        int type_a, type_b, type_c; /* cudaDataType_t */
+        int compute;                /* cublasComputeType_t */
+        const void *a, *b;
+        void *c;
+        int64_t lda, ldb, ldc;
+        float alpha, beta;
+        const float *scale_a, *scale_b; /* FP8: device pointers to the per-tensor scales */
+        int fast_accum;                 /* FP8: CUBLASLT_MATMUL_DESC_FAST_ACCUM */
+    };
+    /* cudaDataType_t values (library_types.h) and cublasComputeType_t values (cublas_api.h) */
+    enum {
+        R_32F = 0,      /* CUDA_R_32F */
+        R_16F = 2,      /* CUDA_R_16F */
+        R_16BF = 14,    /* CUDA_R_16BF */
+        R_8F_E4M3 = 28, /* CUDA_R_8F_E4M3 */
+        R_8F_E5M2 = 29, /* CUDA_R_8F_E5M2 */
+        COMPUTE_32F =
+            68, /* CUBLAS_COMPUTE_32F: float32 FMAs, or tensor cores for 16/8-bit inputs */
+        COMPUTE_32F_FAST_TF32 = 77 /* CUBLAS_COMPUTE_32F_FAST_TF32 */
+    };
+    /* false with why() set when the library or a symbol is missing or the handle fails */
+    bool load();
+    const std::string &why() const { return why_; }
+    /* Descriptors and algorithm for p; false with why() when cuBLASLt rejects the combination or
+     * has no algorithm for it (e.g. FP8 in any layout but TN). */
+    bool plan(const problem &p);
+    /* The planned problem on the legacy default stream; false with why() on a failed call. */
+    bool run();
+    ~gk_cublaslt();
+
+  private:
+    void release_plan();
+    bool attr(int which, const void *v, size_t n);
+    void *lib_ = nullptr, *handle_ = nullptr, *workspace_ = nullptr;
+    size_t workspace_bytes_ = 0;
+    void *desc_ = nullptr, *layout_a_ = nullptr, *layout_b_ = nullptr, *layout_c_ = nullptr;
+    uint64_t algo_[8] = {}; /* cublasLtMatmulAlgo_t */
+    problem p_ = {};
+    int (*create_)(void **) = nullptr;
+    int (*destroy_)(void *) = nullptr;
+    int (*desc_create_)(void **, int, int) = nullptr;
+    int (*desc_destroy_)(void *) = nullptr;
+    int (*desc_set_)(void *, int, const void *, size_t) = nullptr;
+    int (*layout_create_)(void **, int, uint64_t, uint64_t, int64_t) = nullptr;
+    int (*layout_destroy_)(void *) = nullptr;
+    int (*pref_create_)(void **) = nullptr;
+    int (*pref_destroy_)(void *) = nullptr;
+    int (*pref_set_)(void *, int, const void *, size_t) = nullptr;
+    int (*heuristic_)(void *, void *, void *, void *, void *, void *, void *, int, void *,
+                      int *) = nullptr;
+    int (*matmul_)(void *, void *, const void *, const void *, void *, const void *, void *,
+                   const void *, const void *, void *, void *, void *, const void *, void *, size_t,
+                   cudaStream_t) = nullptr;
+    std::string why_;
+};
+
 /* Mean SM clock, mean board power and the union of throttle reasons over an interval. */
 class gk_nvml_sampler {
   public:
@@ -48,11 +116,15 @@ class gk_nvml_sampler {
     int samples() const { return n_; }
     double mean_mhz() const { return n_ ? mhz_sum_ / n_ : 0.0; }
     double mean_watts() const { return n_ ? mw_sum_ / n_ / 1000.0 : 0.0; }
-    /* reasons other than "GPU idle", as "none" or names joined by '+' */
-    std::string throttle() const;
+    /* reasons other than "GPU idle", as "none" or names joined by '+' ("" without NVML) */
+    std::string throttle() const { return throttle_names(dev_ && reasons_, reasons_seen_); }
+    unsigned long long reasons_seen() const { return reasons_seen_; }
+    /* the reasons in a mask, as throttle() prints them ("" when !known) */
+    static std::string throttle_names(bool known, unsigned long long mask);
     ~gk_nvml_sampler();
 
   private:
+    void sample();
     void loop();
     void *lib_ = nullptr;
     void *dev_ = nullptr;
@@ -66,6 +138,22 @@ class gk_nvml_sampler {
     long n_ = 0;
     unsigned long long reasons_seen_ = 0;
     std::string why_;
+};
+
+/* The readings of several sampled intervals of one measurement (its rounds), sample-weighted. */
+struct gk_nvml_totals {
+    double mhz_sum = 0, watts_sum = 0;
+    long samples = 0;
+    unsigned long long reasons = 0;
+    bool known = false; /* a sampler with throttle reasons contributed */
+    void add(const gk_nvml_sampler &s) {
+        mhz_sum += s.mean_mhz() * s.samples(), watts_sum += s.mean_watts() * s.samples();
+        samples += s.samples(), reasons |= s.reasons_seen();
+        known = known || !s.throttle().empty();
+    }
+    double mean_mhz() const { return samples ? mhz_sum / samples : 0.0; }
+    double mean_watts() const { return samples ? watts_sum / samples : 0.0; }
+    std::string throttle() const { return gk_nvml_sampler::throttle_names(known, reasons); }
 };
 
 #endif
