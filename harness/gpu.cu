@@ -251,22 +251,6 @@ extern "C" cudaError_t gkh_gpu_compare(int64_t count, int64_t k, double u_in, co
     return e;
 }
 
-extern "C" size_t gkh_format_bytes(gk_format fmt) {
-    switch (fmt) {
-    case GK_F32:
-    case GK_TF32:
-        return 4;
-    case GK_BF16:
-    case GK_F16:
-        return 2;
-    case GK_F8_E4M3FN:
-    case GK_F8_E5M2:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
 extern "C" void gkh_gpu_fill_format(void *x, gk_format fmt, int64_t n, uint64_t seed, float mul,
                                     int blocks) {
     fill_format_kernel<<<blocks, 256>>>(x, fmt, n, seed, mul);

@@ -37,9 +37,6 @@ cudaError_t gkh_gpu_compare(int64_t count, int64_t k, double u_in, const float *
  * GK_F16 in two bytes, GK_F8_E4M3FN and GK_F8_E5M2 in one. Every value of these formats is a
  * float, so the reference multiplies the decoded values exactly in float64. */
 
-/* Bytes per stored element of a GEMM operand or result format; 0 for the other formats. */
-size_t gkh_format_bytes(gk_format fmt);
-
 /* x[0..n) = mul * u_i rounded to fmt (nearest even; FP8 saturates to its largest finite value),
  * u_i uniform in [-1, 1) from the same hash as gkh_gpu_fill. For FP8 pass mul = the format's
  * largest value and 1 / mul as the tensor's scale: the per-tensor scaling FP8 callers use. */

@@ -83,36 +83,23 @@ gk_status gk_format_info_get(gk_format fmt, gk_format_info *info) {
 
 /* ---- variants ------------------------------------------------------------------------------ */
 
-static int always(void) {
-    return 1;
-}
-#if defined(__x86_64__)
-static int usable_avx2(void) {
-    const gk_cpu_features *f = gk_cpu_features_get();
-    return f->has_avx2 && f->has_fma;
-}
-static int usable_avx512(void) {
-    return gk_cpu_features_get()->has_avx512f;
-}
-#endif
-
 const gk_fmt_variant gk_fmt_variants[] = {
 #if defined(__x86_64__)
     {.arch = "avx512",
-     .usable = usable_avx512,
+     .usable = gk_cpu_usable_avx512,
      .encode = gk_fmt_encode_avx512,
      .decode = gk_fmt_decode_avx512,
      .mx_quantize_row = gk_fmt_mx_quantize_row_avx512,
      .mx_dequantize_row = gk_fmt_mx_dequantize_row_avx512},
     {.arch = "avx2",
-     .usable = usable_avx2,
+     .usable = gk_cpu_usable_avx2,
      .encode = gk_fmt_encode_avx2,
      .decode = gk_fmt_decode_avx2,
      .mx_quantize_row = gk_fmt_mx_quantize_row_avx2,
      .mx_dequantize_row = gk_fmt_mx_dequantize_row_avx2},
 #endif
     {.arch = "generic",
-     .usable = always,
+     .usable = gk_cpu_usable_generic,
      .encode = gk_fmt_encode_generic,
      .decode = gk_fmt_decode_generic,
      .mx_quantize_row = gk_fmt_mx_quantize_row_generic,
@@ -142,7 +129,7 @@ static gk_status check_fmt(const char *who, gk_format fmt) {
     return GK_SUCCESS;
 }
 
-static gk_status check_n(const char *who, int64_t n, const void *a, const char *an, const void *b,
+gk_status gk_fmt_check_n(const char *who, int64_t n, const void *a, const char *an, const void *b,
                          const char *bn, int64_t max_bytes_per_elem) {
     if (n < 0) return gk_fail(GK_ERR_INVALID_SIZE, "%s: n=%lld is negative", who, (long long)n);
     if (n > (int64_t)(PTRDIFF_MAX / max_bytes_per_elem))
@@ -159,7 +146,7 @@ gk_status gk_encode(gk_format fmt, const float *x, void *codes, int64_t n, int s
     static const char who[] = "gk_encode";
     gk_clear_error();
     gk_status st = check_fmt(who, fmt);
-    if (st == GK_SUCCESS) st = check_n(who, n, x, "x", codes, "codes", 4);
+    if (st == GK_SUCCESS) st = gk_fmt_check_n(who, n, x, "x", codes, "codes", 4);
     if (st != GK_SUCCESS) return st;
     if (saturate != 0 && saturate != 1)
         return gk_fail(GK_ERR_INVALID_VALUE, "%s: saturate=%d is not 0 or 1", who, saturate);
@@ -171,7 +158,7 @@ gk_status gk_decode(gk_format fmt, const void *codes, float *y, int64_t n) {
     static const char who[] = "gk_decode";
     gk_clear_error();
     gk_status st = check_fmt(who, fmt);
-    if (st == GK_SUCCESS) st = check_n(who, n, codes, "codes", y, "y", 4);
+    if (st == GK_SUCCESS) st = gk_fmt_check_n(who, n, codes, "codes", y, "y", 4);
     if (st != GK_SUCCESS) return st;
     if (n > 0) gk_fmt_variant_now()->decode(fmt, codes, y, n);
     return GK_SUCCESS;
@@ -198,7 +185,7 @@ static gk_status check_pack(const char *who, gk_format fmt, const void *in, cons
                        "%s: fmt=%d is not a packed format (GK_F6_E2M3FN, GK_F6_E3M2FN, "
                        "GK_F4_E2M1FN)",
                        who, (int)fmt);
-    return check_n(who, n, in, inn, out, outn, 1);
+    return gk_fmt_check_n(who, n, in, inn, out, outn, 1);
 }
 
 gk_status gk_pack(gk_format fmt, const uint8_t *codes, void *packed, int64_t n) {
@@ -261,29 +248,8 @@ gk_status gk_unpack(gk_format fmt, const void *packed, uint8_t *codes, int64_t n
 
 /* ---- MX ------------------------------------------------------------------------------------ */
 
-/* Bytes spanned by rows x cols elements of `size` bytes with row stride ld, or -1 on overflow. */
-static int64_t span(int64_t rows, int64_t cols, int64_t ld, int64_t size) {
-    int64_t e, bytes;
-    if (rows == 0 || cols == 0) return 0;
-    if (__builtin_mul_overflow(rows - 1, ld, &e) || __builtin_add_overflow(e, cols, &e) ||
-        __builtin_mul_overflow(e, size, &bytes) || bytes > PTRDIFF_MAX)
-        return -1;
-    return bytes;
-}
-
-/* One array operand of an MX call: `blocks` = 1 when its rows hold one entry per block (the
- * scales), else one per element. */
-typedef struct mx_operand {
-    const void *ptr;
-    const char *name, *ldname;
-    int64_t ld, size;
-    int blocks;
-} mx_operand;
-
-/* The checks shared by quantize and dequantize: elem, rule (when has_rule), sizes,
- * then each operand in the caller's argument order: leading dimension, pointer, extent. */
-static gk_status check_mx(const char *who, gk_format elem, int has_rule, int rule, gk_mx_elem *p,
-                          int64_t rows, int64_t cols, int64_t block, const mx_operand op[3]) {
+gk_status gk_fmt_check_mx(const char *who, gk_format elem, int has_rule, int rule, gk_mx_elem *p,
+                          int64_t rows, int64_t cols, int64_t block, const gk_fmt_operand op[3]) {
     if (!valid_format(elem) || !gk_mx_elem_params(elem, p))
         return gk_fail(GK_ERR_INVALID_VALUE,
                        "%s: elem=%d is not an MX element format (GK_F8_E4M3FN, GK_F8_E5M2, "
@@ -309,7 +275,7 @@ static gk_status check_mx(const char *who, gk_format elem, int has_rule, int rul
                            op[i].blocks ? "the blocks per row" : "cols", (long long)min_ld);
         if (rows > 0 && cols > 0 && !op[i].ptr)
             return gk_fail(GK_ERR_NULL_POINTER, "%s: %s is NULL", who, op[i].name);
-        if (span(rows, need, op[i].ld, op[i].size) < 0)
+        if (gk_fmt_row_span(rows, need, op[i].ld, op[i].size) < 0)
             return gk_fail(GK_ERR_OVERFLOW,
                            "%s: %s (rows=%lld, %s=%lld) overflows the address space", who,
                            op[i].name, (long long)rows, op[i].ldname, (long long)op[i].ld);
@@ -322,10 +288,10 @@ gk_status gk_mx_quantize(gk_format elem, gk_mx_scale_rule rule, int64_t rows, in
                          int64_t ldcodes, uint8_t *scales, int64_t ldscales) {
     gk_clear_error();
     gk_mx_elem p;
-    const mx_operand op[3] = {{x, "x", "ldx", ldx, 4, 0},
-                              {codes, "codes", "ldcodes", ldcodes, 1, 0},
-                              {scales, "scales", "ldscales", ldscales, 1, 1}};
-    gk_status st = check_mx("gk_mx_quantize", elem, 1, (int)rule, &p, rows, cols, block, op);
+    const gk_fmt_operand op[3] = {{x, "x", "ldx", ldx, 4, 0},
+                                  {codes, "codes", "ldcodes", ldcodes, 1, 0},
+                                  {scales, "scales", "ldscales", ldscales, 1, 1}};
+    gk_status st = gk_fmt_check_mx("gk_mx_quantize", elem, 1, (int)rule, &p, rows, cols, block, op);
     if (st != GK_SUCCESS) return st;
     if (rows == 0 || cols == 0) return GK_SUCCESS;
     const gk_fmt_variant *v = gk_fmt_variant_now();
@@ -340,10 +306,10 @@ gk_status gk_mx_dequantize(gk_format elem, int64_t rows, int64_t cols, int64_t b
                            int64_t ldscales, float *y, int64_t ldy) {
     gk_clear_error();
     gk_mx_elem p;
-    const mx_operand op[3] = {{codes, "codes", "ldcodes", ldcodes, 1, 0},
-                              {scales, "scales", "ldscales", ldscales, 1, 1},
-                              {y, "y", "ldy", ldy, 4, 0}};
-    gk_status st = check_mx("gk_mx_dequantize", elem, 0, 0, &p, rows, cols, block, op);
+    const gk_fmt_operand op[3] = {{codes, "codes", "ldcodes", ldcodes, 1, 0},
+                                  {scales, "scales", "ldscales", ldscales, 1, 1},
+                                  {y, "y", "ldy", ldy, 4, 0}};
+    gk_status st = gk_fmt_check_mx("gk_mx_dequantize", elem, 0, 0, &p, rows, cols, block, op);
     if (st != GK_SUCCESS) return st;
     if (rows == 0 || cols == 0) return GK_SUCCESS;
     const gk_fmt_variant *v = gk_fmt_variant_now();

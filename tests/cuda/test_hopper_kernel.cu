@@ -11,9 +11,6 @@
  * `--bench` runs no test: it times the configurations at 4096 and 8192 (median of 20, L2 flushed)
  * for the device log (scripts/device_run.sh).
  */
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <cuda_fp8.h>
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdlib.h>
@@ -24,6 +21,7 @@
 
 #include "check.h"
 #include "cuda/hopper/hopper.h"
+#include "formats/scalar.h"
 
 static int g_sm, g_sm_count;
 
@@ -42,63 +40,35 @@ static double urand() { /* uniform in [-1, 1) */
     return (double)(g_rng >> 11) / 9007199254740992.0 * 2.0 - 1.0;
 }
 
-static int bytes_of(gk_format f) {
+static __host__ __device__ int bytes_of(gk_format f) {
     return f == GK_F32 || f == GK_TF32 ? 4 : f == GK_BF16 || f == GK_F16 ? 2 : 1;
 }
 
-/* Round x to format f on the host and store its bits at dst; returns the value stored. */
+/* Store `code` in the element size of f at dst (little-endian, as the GPU reads it). */
+static __host__ __device__ void store_code(gk_format f, uint32_t code, void *dst) {
+    const int n = bytes_of(f);
+    if (n == 4)
+        *(uint32_t *)dst = code;
+    else if (n == 2)
+        *(uint16_t *)dst = (uint16_t)code;
+    else
+        *(uint8_t *)dst = (uint8_t)code;
+}
+
+/* Round x to format f (src/formats/scalar.h: nearest even, TF32 to 10 fraction bits in float32
+ * storage) and store its bits at dst; returns the value stored. */
 static double put(gk_format f, double x, void *dst) {
-    switch (f) {
-    case GK_F32: {
-        float v = (float)x;
-        memcpy(dst, &v, 4);
-        return v;
-    }
-    case GK_TF32: { /* round to 10 mantissa bits, keep float32 storage */
-        float v = (float)x;
-        uint32_t u;
-        memcpy(&u, &v, 4);
-        u = (u + 0xFFFu + ((u >> 13) & 1u)) & ~0x1FFFu;
-        memcpy(&v, &u, 4);
-        memcpy(dst, &v, 4);
-        return v;
-    }
-    case GK_BF16: {
-        __nv_bfloat16 v = __float2bfloat16_rn((float)x);
-        memcpy(dst, &v, 2);
-        return __bfloat162float(v);
-    }
-    case GK_F16: {
-        __half v = __float2half_rn((float)x);
-        memcpy(dst, &v, 2);
-        return __half2float(v);
-    }
-    case GK_F8_E4M3FN: {
-        __nv_fp8_e4m3 v((float)x);
-        memcpy(dst, &v, 1);
-        return (float)v;
-    }
-    case GK_F8_E5M2: {
-        __nv_fp8_e5m2 v((float)x);
-        memcpy(dst, &v, 1);
-        return (float)v;
-    }
-    default:
-        return NAN;
-    }
+    const uint32_t code = gk_encode_scalar(f, (float)x, 0);
+    store_code(f, code, dst);
+    return gk_decode_scalar(f, code);
 }
 
 static double get(gk_format f, const void *src) {
-    switch (f) {
-    case GK_F32:
-        return *(const float *)src;
-    case GK_BF16:
-        return __bfloat162float(*(const __nv_bfloat16 *)src);
-    case GK_F16:
-        return __half2float(*(const __half *)src);
-    default:
-        return NAN;
-    }
+    const int n = bytes_of(f);
+    const uint32_t code = n == 4   ? *(const uint32_t *)src
+                          : n == 2 ? *(const uint16_t *)src
+                                   : *(const uint8_t *)src;
+    return gk_decode_scalar(f, code);
 }
 
 static const char *fname(gk_format f) {
@@ -284,16 +254,9 @@ __global__ void fill_random(void *dst, gk_format f, int64_t n, uint32_t seed) {
         uint32_t h = (uint32_t)i * 2654435761u ^ seed;
         h ^= h >> 16, h *= 0x7feb352du, h ^= h >> 15, h *= 0x846ca68bu, h ^= h >> 16;
         const float x = (float)(h >> 8) * (1.0f / 8388608.0f) - 1.0f;
-        if (f == GK_BF16)
-            ((__nv_bfloat16 *)dst)[i] = __float2bfloat16_rn(x);
-        else if (f == GK_F16)
-            ((__half *)dst)[i] = __float2half_rn(x);
-        else if (f == GK_F8_E4M3FN)
-            ((__nv_fp8_e4m3 *)dst)[i] = __nv_fp8_e4m3(x);
-        else if (f == GK_F8_E5M2)
-            ((__nv_fp8_e5m2 *)dst)[i] = __nv_fp8_e5m2(x);
-        else
-            ((float *)dst)[i] = x;
+        /* TF32 operands keep all float32 bits (the tensor core reads the top 19) */
+        const gk_format enc = f == GK_TF32 ? GK_F32 : f;
+        store_code(f, gk_encode_scalar(enc, x, 0), (uint8_t *)dst + i * bytes_of(f));
     }
 }
 

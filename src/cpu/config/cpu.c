@@ -204,3 +204,14 @@ gk_blocking gk_cpu_blocking(const gk_cpu_features *f, int mr, int nr) {
     if ((v = env_positive("GEMMKIT_NC"))) b.nc = (v + nr - 1) / nr * nr;
     return b;
 }
+
+int gk_cpu_usable_generic(void) {
+    return 1;
+}
+int gk_cpu_usable_avx2(void) {
+    const gk_cpu_features *f = gk_cpu_features_get();
+    return f->has_avx2 && f->has_fma;
+}
+int gk_cpu_usable_avx512(void) {
+    return gk_cpu_features_get()->has_avx512f;
+}

@@ -19,6 +19,12 @@ typedef struct gk_cpu_features {
 /* The machine's features, detected on first use (thread-safe). Never NULL. */
 const gk_cpu_features *gk_cpu_features_get(void);
 
+/* Whether a kernel family's instructions can run here: the one test that the GEMM micro-kernels
+ * (src/cpu/kernels/registry.c) and the bulk format conversions (src/formats/) both use. */
+int gk_cpu_usable_generic(void);
+int gk_cpu_usable_avx2(void); /* AVX2 and FMA */
+int gk_cpu_usable_avx512(void);
+
 /* Cache blocking for one micro-kernel shape: kc columns of A/B per packed block, mc rows of A
  * per packed A block (per thread), nc columns of B per packed B block. mc is a multiple of mr and
  * nc a multiple of nr. */

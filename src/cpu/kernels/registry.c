@@ -9,19 +9,6 @@
 #include "cpu/config/cpu.h"
 #include "cpu/kernels/kernels.h"
 
-static int always(void) {
-    return 1;
-}
-#if defined(__x86_64__)
-static int usable_avx2(void) {
-    const gk_cpu_features *f = gk_cpu_features_get();
-    return f->has_avx2 && f->has_fma;
-}
-static int usable_avx512(void) {
-    return gk_cpu_features_get()->has_avx512f;
-}
-#endif
-
 const gk_ukr_desc gk_ukr_table[] = {
 #if defined(__x86_64__)
     {.name = "avx512_32x12",
@@ -32,7 +19,7 @@ const gk_ukr_desc gk_ukr_table[] = {
      .bcols = gk_ukr_avx512_32x12_bcols,
      .acols = gk_ukr_avx512_32x12_acols,
      .abcols = gk_ukr_avx512_32x12_abcols,
-     .usable = usable_avx512,
+     .usable = gk_cpu_usable_avx512,
      .small = gk_small_gemm_avx512,
      .pack = gk_pack_avx512},
     {.name = "avx2_16x6",
@@ -43,7 +30,7 @@ const gk_ukr_desc gk_ukr_table[] = {
      .bcols = gk_ukr_avx2_16x6_bcols,
      .acols = gk_ukr_avx2_16x6_acols,
      .abcols = gk_ukr_avx2_16x6_abcols,
-     .usable = usable_avx2,
+     .usable = gk_cpu_usable_avx2,
      .small = gk_small_gemm_avx2,
      .pack = gk_pack_avx2},
 #endif
@@ -52,7 +39,7 @@ const gk_ukr_desc gk_ukr_table[] = {
      .mr = 8,
      .nr = 4,
      .fn = gk_ukr_generic_8x4,
-     .usable = always,
+     .usable = gk_cpu_usable_generic,
      .small = gk_small_gemm_generic,
      .pack = gk_pack_generic},
 };

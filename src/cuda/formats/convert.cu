@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "cuda/core/core.h"
-#include "formats/scalar.h"
+#include "formats/formats.h"
 
 namespace {
 
@@ -447,12 +447,10 @@ __global__ void __launch_bounds__(kThreads)
                 gk_mx_decode_elem(&p, codes[r * ldcodes + j], scales[r * ldscales + j / block]);
 }
 
-cudaError_t run_mxq(const gk_cuda_ctx *ctx, gk_format elem, int rule, int64_t rows, int64_t cols,
-                    int64_t block, const float *x, int64_t ldx, uint8_t *codes, int64_t ldcodes,
-                    uint8_t *scales, int64_t ldscales) {
+cudaError_t run_mxq(const gk_cuda_ctx *ctx, gk_format elem, const gk_mx_elem &p, int rule,
+                    int64_t rows, int64_t cols, int64_t block, const float *x, int64_t ldx,
+                    uint8_t *codes, int64_t ldcodes, uint8_t *scales, int64_t ldscales) {
     const int64_t nb = cols / block + (cols % block != 0);
-    gk_mx_elem p;
-    gk_mx_elem_params(elem, &p);
     small_enc pe;
     enc_kind kind;
     if (block == 32 && cols % 32 == 0 && aligned(x, 16) && ldx % 4 == 0 && aligned(codes, 8) &&
@@ -465,11 +463,9 @@ cudaError_t run_mxq(const gk_cuda_ctx *ctx, gk_format elem, int rule, int64_t ro
     return cudaGetLastError();
 }
 
-cudaError_t run_mxd(const gk_cuda_ctx *ctx, gk_format elem, int64_t rows, int64_t cols,
+cudaError_t run_mxd(const gk_cuda_ctx *ctx, const gk_mx_elem &p, int64_t rows, int64_t cols,
                     int64_t block, const uint8_t *codes, int64_t ldcodes, const uint8_t *scales,
                     int64_t ldscales, float *y, int64_t ldy) {
-    gk_mx_elem p;
-    gk_mx_elem_params(elem, &p);
     if (block % 4 == 0 && cols % 4 == 0 && aligned(codes, 4) && ldcodes % 4 == 0 &&
         aligned(y, 16) && ldy % 4 == 0) {
         const dim3 grid = grid_2d(ctx, rows, cols / 4);
@@ -498,66 +494,6 @@ gk_status check_ctx(const gk_cuda_ctx *ctx, const char *who) {
 gk_status check_format(const char *who, const char *name, gk_format fmt) {
     if (gk_format_name(fmt) == NULL)
         return gk_fail(GK_ERR_INVALID_VALUE, "%s: %s=%d is not a gk_format", who, name, (int)fmt);
-    return GK_SUCCESS;
-}
-
-gk_status check_n(const char *who, int64_t n, const void *a, const char *an, const void *b,
-                  const char *bn) {
-    if (n < 0) return gk_fail(GK_ERR_INVALID_SIZE, "%s: n=%lld is negative", who, (long long)n);
-    if (n > (int64_t)(PTRDIFF_MAX / 4))
-        return gk_fail(GK_ERR_OVERFLOW, "%s: n=%lld elements overflow the address space", who,
-                       (long long)n);
-    if (n > 0 && !a) return gk_fail(GK_ERR_NULL_POINTER, "%s: %s is NULL", who, an);
-    if (n > 0 && !b) return gk_fail(GK_ERR_NULL_POINTER, "%s: %s is NULL", who, bn);
-    return GK_SUCCESS;
-}
-
-/* One array of an MX call: `blocks` when its rows hold one entry per block (the scales). */
-struct mx_array {
-    const void *ptr;
-    const char *name, *ldname;
-    int64_t ld, size;
-    int blocks;
-};
-
-/* Bytes of rows x need elements of `size` bytes with row stride ld (row-major), -1 on overflow. */
-int64_t row_span(int64_t rows, int64_t need, int64_t ld, int64_t size) {
-    return gk_span_bytes_of(need, rows, ld, size);
-}
-
-gk_status check_mx(const char *who, gk_format elem, int has_rule, int rule, int64_t rows,
-                   int64_t cols, int64_t block, const mx_array a[3]) {
-    gk_mx_elem p;
-    if (gk_format_name(elem) == NULL || !gk_mx_elem_params(elem, &p))
-        return gk_fail(GK_ERR_INVALID_VALUE,
-                       "%s: elem=%d is not an MX element format (GK_F8_E4M3FN, GK_F8_E5M2, "
-                       "GK_F6_E2M3FN, GK_F6_E3M2FN, GK_F4_E2M1FN)",
-                       who, (int)elem);
-    if (has_rule && (rule < GK_MX_SCALE_FLOOR || rule > GK_MX_SCALE_RCEIL))
-        return gk_fail(GK_ERR_INVALID_VALUE,
-                       "%s: rule=%d is not a gk_mx_scale_rule (FLOOR, CEIL, EVEN, RCEIL)", who,
-                       rule);
-    if (rows < 0)
-        return gk_fail(GK_ERR_INVALID_SIZE, "%s: rows=%lld is negative", who, (long long)rows);
-    if (cols < 0)
-        return gk_fail(GK_ERR_INVALID_SIZE, "%s: cols=%lld is negative", who, (long long)cols);
-    if (block < 1)
-        return gk_fail(GK_ERR_INVALID_VALUE, "%s: block=%lld is not positive", who,
-                       (long long)block);
-    const int64_t nb = cols / block + (cols % block != 0);
-    for (int i = 0; i < 3; i++) {
-        const int64_t need = a[i].blocks ? nb : cols, min_ld = need > 1 ? need : 1;
-        if (a[i].ld < min_ld)
-            return gk_fail(GK_ERR_INVALID_LD, "%s: %s=%lld is less than %s (%lld)", who,
-                           a[i].ldname, (long long)a[i].ld,
-                           a[i].blocks ? "the blocks per row" : "cols", (long long)min_ld);
-        if (rows > 0 && cols > 0 && !a[i].ptr)
-            return gk_fail(GK_ERR_NULL_POINTER, "%s: %s is NULL", who, a[i].name);
-        if (row_span(rows, need, a[i].ld, a[i].size) < 0)
-            return gk_fail(GK_ERR_OVERFLOW,
-                           "%s: %s (rows=%lld, %s=%lld) overflows the address space", who,
-                           a[i].name, (long long)rows, a[i].ldname, (long long)a[i].ld);
-    }
     return GK_SUCCESS;
 }
 
@@ -599,7 +535,7 @@ gk_status gk_cuda_encode(gk_cuda_ctx *ctx, gk_format fmt, const float *x, void *
     gk_clear_error();
     gk_status st = check_ctx(ctx, who);
     if (st == GK_SUCCESS) st = check_format(who, "fmt", fmt);
-    if (st == GK_SUCCESS) st = check_n(who, n, x, "x", codes, "codes");
+    if (st == GK_SUCCESS) st = gk_fmt_check_n(who, n, x, "x", codes, "codes", 4);
     if (st != GK_SUCCESS) return st;
     if (saturate != 0 && saturate != 1)
         return gk_fail(GK_ERR_INVALID_VALUE, "%s: saturate=%d is not 0 or 1", who, saturate);
@@ -618,7 +554,7 @@ gk_status gk_cuda_decode(gk_cuda_ctx *ctx, gk_format fmt, const void *codes, flo
     gk_clear_error();
     gk_status st = check_ctx(ctx, who);
     if (st == GK_SUCCESS) st = check_format(who, "fmt", fmt);
-    if (st == GK_SUCCESS) st = check_n(who, n, codes, "codes", y, "y");
+    if (st == GK_SUCCESS) st = gk_fmt_check_n(who, n, codes, "codes", y, "y", 4);
     if (st != GK_SUCCESS) return st;
     if (n == 0) return GK_SUCCESS;
     return on_device(ctx, who, [&]() -> gk_status {
@@ -635,21 +571,22 @@ gk_status gk_cuda_mx_quantize(gk_cuda_ctx *ctx, gk_format elem, gk_mx_scale_rule
                               uint8_t *codes, int64_t ldcodes, uint8_t *scales, int64_t ldscales) {
     static const char who[] = "gk_cuda_mx_quantize";
     gk_clear_error();
-    const mx_array a[3] = {{x, "x", "ldx", ldx, 4, 0},
-                           {codes, "codes", "ldcodes", ldcodes, 1, 0},
-                           {scales, "scales", "ldscales", ldscales, 1, 1}};
+    const gk_fmt_operand a[3] = {{x, "x", "ldx", ldx, 4, 0},
+                                 {codes, "codes", "ldcodes", ldcodes, 1, 0},
+                                 {scales, "scales", "ldscales", ldscales, 1, 1}};
+    gk_mx_elem p; /* the element format's parameters, filled by the check */
     gk_status st = check_ctx(ctx, who);
-    if (st == GK_SUCCESS) st = check_mx(who, elem, 1, (int)rule, rows, cols, block, a);
+    if (st == GK_SUCCESS) st = gk_fmt_check_mx(who, elem, 1, (int)rule, &p, rows, cols, block, a);
     if (st != GK_SUCCESS) return st;
     if (rows == 0 || cols == 0) return GK_SUCCESS;
     return on_device(ctx, who, [&]() -> gk_status {
         const int64_t nb = cols / block + (cols % block != 0);
-        const dev_buffer b[3] = {{"x", x, row_span(rows, cols, ldx, 4)},
-                                 {"codes", codes, row_span(rows, cols, ldcodes, 1)},
-                                 {"scales", scales, row_span(rows, nb, ldscales, 1)}};
+        const dev_buffer b[3] = {{"x", x, gk_fmt_row_span(rows, cols, ldx, 4)},
+                                 {"codes", codes, gk_fmt_row_span(rows, cols, ldcodes, 1)},
+                                 {"scales", scales, gk_fmt_row_span(rows, nb, ldscales, 1)}};
         gk_status s = check_buffers(ctx, who, b, 3);
         if (s != GK_SUCCESS) return s;
-        const cudaError_t err = run_mxq(ctx, elem, (int)rule, rows, cols, block, x, ldx, codes,
+        const cudaError_t err = run_mxq(ctx, elem, p, (int)rule, rows, cols, block, x, ldx, codes,
                                         ldcodes, scales, ldscales);
         return err == cudaSuccess ? GK_SUCCESS : gk_cuda_status(who, "kernel launch", err);
     });
@@ -660,22 +597,23 @@ gk_status gk_cuda_mx_dequantize(gk_cuda_ctx *ctx, gk_format elem, int64_t rows, 
                                 const uint8_t *scales, int64_t ldscales, float *y, int64_t ldy) {
     static const char who[] = "gk_cuda_mx_dequantize";
     gk_clear_error();
-    const mx_array a[3] = {{codes, "codes", "ldcodes", ldcodes, 1, 0},
-                           {scales, "scales", "ldscales", ldscales, 1, 1},
-                           {y, "y", "ldy", ldy, 4, 0}};
+    const gk_fmt_operand a[3] = {{codes, "codes", "ldcodes", ldcodes, 1, 0},
+                                 {scales, "scales", "ldscales", ldscales, 1, 1},
+                                 {y, "y", "ldy", ldy, 4, 0}};
+    gk_mx_elem p; /* the element format's parameters, filled by the check */
     gk_status st = check_ctx(ctx, who);
-    if (st == GK_SUCCESS) st = check_mx(who, elem, 0, 0, rows, cols, block, a);
+    if (st == GK_SUCCESS) st = gk_fmt_check_mx(who, elem, 0, 0, &p, rows, cols, block, a);
     if (st != GK_SUCCESS) return st;
     if (rows == 0 || cols == 0) return GK_SUCCESS;
     return on_device(ctx, who, [&]() -> gk_status {
         const int64_t nb = cols / block + (cols % block != 0);
-        const dev_buffer b[3] = {{"codes", codes, row_span(rows, cols, ldcodes, 1)},
-                                 {"scales", scales, row_span(rows, nb, ldscales, 1)},
-                                 {"y", y, row_span(rows, cols, ldy, 4)}};
+        const dev_buffer b[3] = {{"codes", codes, gk_fmt_row_span(rows, cols, ldcodes, 1)},
+                                 {"scales", scales, gk_fmt_row_span(rows, nb, ldscales, 1)},
+                                 {"y", y, gk_fmt_row_span(rows, cols, ldy, 4)}};
         gk_status s = check_buffers(ctx, who, b, 3);
         if (s != GK_SUCCESS) return s;
         const cudaError_t err =
-            run_mxd(ctx, elem, rows, cols, block, codes, ldcodes, scales, ldscales, y, ldy);
+            run_mxd(ctx, p, rows, cols, block, codes, ldcodes, scales, ldscales, y, ldy);
         return err == cudaSuccess ? GK_SUCCESS : gk_cuda_status(who, "kernel launch", err);
     });
 }
