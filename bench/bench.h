@@ -18,10 +18,12 @@
 extern "C" {
 #endif
 
-/* The operand types of one mixed-precision GEMM (gk_cuda_gemm_ex) as --dtype names them. */
+/* The operand types of one mixed-precision GEMM (gk_cuda_gemm_ex) as --dtype names them, or of
+ * one block-scaled GEMM (gk_cuda_gemm_scaled) when `scaling` is set. */
 typedef struct bench_dtype {
-    gk_format a, b;         /* formats of A and B */
+    gk_format a, b;         /* formats of A and B (block-scaled: the element formats) */
     gk_fp32_mode fp32_mode; /* for GK_F32 operands: the context's FP32 mode */
+    gk_scaling scaling;     /* 0: none; GK_SCALING_BLOCK128 or GK_SCALING_MX: block-scaled */
 } bench_dtype;
 
 /* ---- one checked, timed GEMM (gemmkit run) -------------------------------------------------- */
@@ -99,25 +101,31 @@ int bench_cpu_worker(const bench_cpu_opts *o, const char *impl);
 
 /* One --dtype item: a format by its short name (f32, tf32, bf16, f16, e4m3, e5m2) or by
  * gk_format_name (bfloat16, float8_e4m3fn, ...); "3xtf32" (float32 operands in the context's
- * GK_FP32_3XTF32 mode); or "A:B", two formats for different A and B. 1 on success. */
+ * GK_FP32_3XTF32 mode); "A:B", two formats for different A and B; or a block-scaled name
+ * (bench_dtype_scaled). 1 on success. */
 int bench_dtype_parse(const char *s, bench_dtype *out);
+/* The block-scaled --dtype names, one list (bench/dtype.c): entry i (from 0) as its name, its
+ * dtype in *d and a short description in *what; NULL past the last. */
+const char *bench_dtype_scaled(int i, bench_dtype *d, const char **what);
 /* A result format (--out-dtype), by short name or gk_format_name. 1 on success. */
 int bench_format_parse(const char *s, gk_format *out);
 /* The short name of a format, else its gk_format_name ("?" outside the enum). */
 const char *bench_format_short(gk_format fmt);
-/* The name tables print: "bf16", "3xtf32", "e4m3:e5m2". */
+/* The name tables print: "bf16", "3xtf32", "e4m3:e5m2", "mxfp8". */
 void bench_dtype_name(const bench_dtype *d, char *out, size_t len);
 /* The result format when none is given: float32 for float32 and TF32 operands, the operand format
- * for BF16 and F16, BF16 for FP8 (the pairing FP8 training and cuBLASLt users choose). */
+ * for BF16 and F16, BF16 for FP8 and block-scaled operands (the pairing FP8 training and cuBLASLt
+ * users choose). */
 gk_format bench_dtype_default_out(const bench_dtype *d);
-/* FP8 operands: cuBLASLt multiplies them only as column-major op(A) = A^T, op(B) = B ("TN"),
- * which the benchmark then uses by default. */
+/* An operand of an FP8 format: cuBLASLt multiplies FP8 only as column-major op(A) = A^T,
+ * op(B) = B ("TN"), which the benchmark then uses by default (as for block-scaled types). */
 int bench_dtype_is_fp8(const bench_dtype *d);
 
 /* gemmkit run --device gpu --dtype D: like bench_run_one (random data, one checked call, `reps`
  * timed calls, every element or 1000 sampled ones checked against float64 on the device), for
- * the types in o->dtype and o->out; FP8 operands get per-tensor scales. 0 PASS, 1 FAIL or an
- * error, 2 a request the library refuses as invalid. */
+ * the types in o->dtype and o->out; FP8 operands get per-tensor scales; block-scaled types
+ * quantize random normal data with their block scales and are checked on the host with the
+ * scales applied. 0 PASS, 1 FAIL or an error, 2 a request the library refuses as invalid. */
 int bench_tc_run_one(const bench_run_opts *o);
 
 enum { BENCH_TC_MAX_DTYPES = 16 };
@@ -129,15 +137,17 @@ typedef struct bench_tc_opts {
     int out_type_set; /* 0: each dtype's bench_dtype_default_out */
     gk_format out_type;
     gk_layout layout;
-    int trans_set; /* 0: NN, or TN for FP8 operands (bench_dtype_is_fp8) */
+    int trans_set; /* 0: NN, or TN for FP8 and block-scaled operands (bench_dtype_is_fp8) */
     gk_trans ta, tb;
     int nshapes;
     bench_shape shapes[BENCH_MAX_SHAPES];
     int reps;   /* timed runs per implementation and shape, >= 1 */
     int rounds; /* rounds the timed runs are spread over, gemmkit and the peer alternating */
     int warmup; /* untimed calls after the check */
-    int peer;   /* time cuBLASLt too */
-    int fp8_fast_accum; /* gemmkit's and cuBLASLt's FP8 fast accumulation */
+    int peer;   /* time cuBLASLt too (block-scaled rows: per-tensor FP8, and for e4m3-b128 also
+                 * cuBLASLt's own 1x128 / 128x128 block scaling, one row per peer) */
+    int fp8_fast_accum; /* gemmkit's and cuBLASLt's FP8 fast accumulation (block-scaled rows:
+                         * the per-tensor peer's only; gemmkit's block-scaled GEMM promotes) */
     int64_t samples;    /* elements checked against float64 per result */
     int device;
     int plot;        /* run bench/plot_tc.py */

@@ -2,8 +2,9 @@
  * dtype.c — what the mixed-precision GPU commands (`gemmkit run` and `gemmkit bench` with --dtype;
  * bench.h) need in every build, CUDA or not: the types' parsing and naming, and the benchmark's
  * defaults. The formats are the library's one list (gk_format, named by gk_format_name); the short
- * names are aliases of six of its entries, and "3xtf32" is float32 operands in the GK_FP32_3XTF32
- * mode, which is a mode, not a format.
+ * names are aliases of six of its entries, "3xtf32" is float32 operands in the GK_FP32_3XTF32
+ * mode, which is a mode, not a format, and the block-scaled names (gk_cuda_gemm_scaled) pair a
+ * gk_scaling with an element format for both operands.
  */
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +18,29 @@ static const struct {
                {"f16", GK_F16}, {"e4m3", GK_F8_E4M3FN}, {"e5m2", GK_F8_E5M2}};
 
 static const char *const THREE_TF32 = "3xtf32";
+
+/* The block-scaled types: parser, names and the CLI's help read this one list. */
+static const struct {
+    const char *name;
+    gk_scaling scaling;
+    gk_format elem;
+    const char *what;
+} scaled[] = {
+    {"e4m3-b128", GK_SCALING_BLOCK128, GK_F8_E4M3FN,
+     "float8_e4m3fn, float32 scales per 1x128 of A, 128x128 of B"},
+    {"mxfp8", GK_SCALING_MX, GK_F8_E4M3FN, "OCP MXFP8: float8_e4m3fn, an E8M0 scale per 32 of K"},
+    {"mxfp6", GK_SCALING_MX, GK_F6_E2M3FN, "OCP MXFP6: float6_e2m3fn, an E8M0 scale per 32 of K"},
+    {"mxfp6-e3m2", GK_SCALING_MX, GK_F6_E3M2FN,
+     "OCP MXFP6: float6_e3m2fn, an E8M0 scale per 32 of K"},
+    {"mxfp4", GK_SCALING_MX, GK_F4_E2M1FN, "OCP MXFP4: float4_e2m1fn, an E8M0 scale per 32 of K"},
+};
+
+const char *bench_dtype_scaled(int i, bench_dtype *d, const char **what) {
+    if (i < 0 || (size_t)i >= sizeof scaled / sizeof scaled[0]) return NULL;
+    if (d) *d = (bench_dtype){scaled[i].elem, scaled[i].elem, GK_FP32_SIMT, scaled[i].scaling};
+    if (what) *what = scaled[i].what;
+    return scaled[i].name;
+}
 
 int bench_format_parse(const char *s, gk_format *out) {
     for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++)
@@ -36,8 +60,11 @@ const char *bench_format_short(gk_format fmt) {
 }
 
 int bench_dtype_parse(const char *s, bench_dtype *out) {
-    *out = (bench_dtype){GK_F32, GK_F32, GK_FP32_SIMT};
+    *out = (bench_dtype){GK_F32, GK_F32, GK_FP32_SIMT, 0};
     if (!strcmp(s, THREE_TF32)) return out->fp32_mode = GK_FP32_3XTF32, 1;
+    const char *name;
+    for (int i = 0; (name = bench_dtype_scaled(i, NULL, NULL)); i++)
+        if (!strcmp(s, name)) return bench_dtype_scaled(i, out, NULL), 1;
     const char *colon = strchr(s, ':');
     if (!colon) return bench_format_parse(s, &out->a) && (out->b = out->a, 1);
     char first[64];
@@ -48,6 +75,11 @@ int bench_dtype_parse(const char *s, bench_dtype *out) {
 }
 
 void bench_dtype_name(const bench_dtype *d, char *out, size_t len) {
+    for (size_t i = 0; d->scaling && i < sizeof scaled / sizeof scaled[0]; i++)
+        if (scaled[i].scaling == d->scaling && scaled[i].elem == d->a && d->a == d->b) {
+            snprintf(out, len, "%s", scaled[i].name);
+            return;
+        }
     if (d->a == GK_F32 && d->b == GK_F32 && d->fp32_mode == GK_FP32_3XTF32)
         snprintf(out, len, "%s", THREE_TF32);
     else if (d->a == d->b)
@@ -57,7 +89,7 @@ void bench_dtype_name(const bench_dtype *d, char *out, size_t len) {
 }
 
 gk_format bench_dtype_default_out(const bench_dtype *d) {
-    if (bench_dtype_is_fp8(d)) return GK_BF16;
+    if (d->scaling || bench_dtype_is_fp8(d)) return GK_BF16;
     return d->a == GK_BF16 || d->a == GK_F16 ? d->a : GK_F32;
 }
 

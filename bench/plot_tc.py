@@ -2,10 +2,12 @@
 """plot_tc.py — plots of the mixed-precision benchmark (`gemmkit bench --dtype`, gpu_tc.csv).
 
 Writes gpu_tc.png under --out (default: the CSV's folder): one panel per dtype (and result type,
-layout and transposition, when a run has several) with gemmkit's TFLOPS against the size as a solid
-line and the peer's (cuBLASLt) dashed, the % of the datasheet peak at the measured clock next to
-gemmkit's points, and below them the gemmkit / peer ratio with the 1.0 line. The size axis is n
-for n x n x n problems, else (m n k)^(1/3). Only results whose check passed are plotted.
+layout and transposition, when a run has several, and peer, for a dtype with two: e4m3-b128 is
+compared with cuBLASLt's per-tensor FP8 and with its 1x128 / 128x128 block scaling) with gemmkit's
+TFLOPS against the size as a solid line and the peer's (cuBLASLt) dashed, the % of the datasheet
+peak at the measured clock next to gemmkit's points, and below them the gemmkit / peer ratio with
+the 1.0 line. The size axis is n for n x n x n problems, else (m n k)^(1/3). Only results whose
+check passed are plotted.
 """
 import argparse
 import csv
@@ -22,7 +24,8 @@ def num(s):
 
 
 def load(path):
-    """{(dtype, c_type, layout, trans): [(size, gk TFLOPS, peer TFLOPS, gk % peak)]}, sorted."""
+    """{(dtype, c_type, layout, trans, peer): [(size, gk TFLOPS, peer TFLOPS, gk % peak, peer)]},
+    sorted."""
     series = {}
     with open(path, newline="") as f:
         for r in csv.DictReader(f):
@@ -30,7 +33,7 @@ def load(path):
             size = m if m == n == k else round((m * n * k) ** (1 / 3))
             gk = num(r["gk_tflops"]) if r["gk_check"] == "ok" else None
             peer = num(r["peer_tflops"]) if r["peer_check"] == "ok" else None
-            key = (r["dtype"], r["c_type"], r["layout"], r["trans"])
+            key = (r["dtype"], r["c_type"], r["layout"], r["trans"], r["peer"])
             series.setdefault(key, []).append((size, gk, peer, num(r["gk_pct_peak"]), r["peer"]))
     return {k: sorted(v) for k, v in series.items()}
 
@@ -55,9 +58,13 @@ def main():
         device = next(csv.DictReader(f))["device"]
     out = args.out or os.path.dirname(os.path.abspath(args.csv))
     os.makedirs(out, exist_ok=True)
-    # one label per panel, naming only what varies between the panels
+    # one label per panel, naming only what varies between the panels, and the peer where a
+    # dtype has several
     keys = list(series)
     varies = [i for i in range(4) if len({k[i] for k in keys}) > 1] or [0]
+    peers = {}
+    for k in keys:
+        peers.setdefault(k[:4], set()).add(k[4])
 
     cols = min(3, len(keys))
     rows = math.ceil(len(keys) / cols)
@@ -79,7 +86,8 @@ def main():
         if peer:
             ax.plot([p[0] for p in peer], [p[1] for p in peer], "--s", ms=3, label=peer_name,
                     color="tab:gray")
-        ax.set_title(" ".join(key[i] for i in varies), fontsize=10)
+        title = " ".join(key[i] for i in varies)
+        ax.set_title(title + (" vs " + key[4] if len(peers[key[:4]]) > 1 else ""), fontsize=10)
         ax.set_ylabel("TFLOPS (median run)")
         ax.set_xscale("log", base=2)
         ax.set_ylim(bottom=0)

@@ -327,6 +327,44 @@ GK_API gk_status gk_cuda_gemm_ex(gk_cuda_ctx *ctx, gk_layout layout, gk_trans tr
 typedef enum gk_fp32_mode { GK_FP32_SIMT = 0, GK_FP32_3XTF32 = 1 } gk_fp32_mode;
 GK_API gk_status gk_cuda_set_fp32_mode(gk_cuda_ctx *ctx, gk_fp32_mode mode);
 
+/* Block-scaled GEMM (docs/formats.md, "Block-scaled GEMM"): every element of op(A) and op(B) is
+ * a code times the scale of the block it belongs to, blocks running along K:
+ *     C (ctype) = alpha * sum_kk [sa(i, kk) * A(i, kk)] * [sb(kk, j) * B(kk, j)] + beta * C
+ * accumulated in float32 and rounded to ctype once. The scale arrays are indexed by the logical
+ * op(A) (m x k) and op(B) (k x n) whatever the layout and transpositions, row after row with no
+ * padding; KB = ceil(k / G) blocks per row:
+ *   GK_SCALING_BLOCK128 (G = 128): float32 scales. a_scale[m][KB]: sa(i, kk) =
+ *       a_scale[i * KB + kk / 128] (1 x 128 blocks of op(A)); b_scale[ceil(n / 128)][KB]:
+ *       sb(kk, j) = b_scale[(j / 128) * KB + kk / 128] (128 x 128 blocks of op(B)).
+ *       atype/btype: GK_F8_E4M3FN or GK_F8_E5M2 (not both E5M2).
+ *   GK_SCALING_MX (G = 32, OCP Microscaling v1.0): E8M0 scale bytes, 2^(s - 127), 0xFF is NaN.
+ *       a_scale[m][KB]: sa(i, kk) from a_scale[i * KB + kk / 32]; b_scale[n][KB]: sb(kk, j)
+ *       from b_scale[j * KB + kk / 32] (what gk_mx_quantize writes for A as m x k and for B
+ *       stored as n x k). atype/btype: any of GK_F8_E4M3FN, GK_F8_E5M2, GK_F6_E2M3FN,
+ *       GK_F6_E3M2FN, GK_F4_E2M1FN, one code per byte (gk_encode's codes).
+ * ctype: GK_F32, GK_BF16 or GK_F16. Same BLAS semantics, layouts, transpositions, leading
+ * dimensions and errors as gk_cuda_gemm_ex; NULL a_scale or b_scale (with k > 0 and alpha != 0):
+ * GK_ERR_INVALID_POINTER; a scaling value not listed: GK_ERR_INVALID_VALUE. */
+typedef enum gk_scaling { GK_SCALING_BLOCK128 = 1, GK_SCALING_MX = 2 } gk_scaling;
+
+/* On device memory (all pointers), asynchronous on the context's stream. */
+GK_API gk_status gk_cuda_gemm_scaled(gk_cuda_ctx *ctx, gk_layout layout, gk_trans transa,
+                                     gk_trans transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                     gk_format atype, const void *a, int64_t lda,
+                                     const void *a_scale, gk_format btype, const void *b,
+                                     int64_t ldb, const void *b_scale, gk_scaling scaling,
+                                     float beta, gk_format ctype, void *c, int64_t ldc);
+
+/* The same on host memory, on the CPU: the scaled operands decoded to float32 (exactly for MX;
+ * one rounding of code * scale for BLOCK128), multiplied by the CPU SGEMM. The CPU reference of
+ * the GPU call, and a block-scaled GEMM for CPUs. Allocates its float32 copies per call
+ * (GK_ERR_OUT_OF_MEMORY when that fails). */
+GK_API gk_status gk_gemm_scaled(gk_layout layout, gk_trans transa, gk_trans transb, int64_t m,
+                                int64_t n, int64_t k, float alpha, gk_format atype, const void *a,
+                                int64_t lda, const void *a_scale, gk_format btype, const void *b,
+                                int64_t ldb, const void *b_scale, gk_scaling scaling, float beta,
+                                gk_format ctype, void *c, int64_t ldc);
+
 typedef struct gk_cuda_kernel_info {
     int id;                /* registry index, 0-based, stable within a release */
     const char *name;      /* short name, e.g. "07_bank_conflict_free" */

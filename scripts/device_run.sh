@@ -11,7 +11,7 @@
 #                                       default: info build tests ladder ptxas sanitizer cpu
 #
 # tc (after build): the mixed-precision GEMM, in three parts that can also run alone.
-# tctests: its GPU tests (build/tests/cuda/test_gemm_ex and test_hopper_kernel when built,
+# tctests: its GPU tests (build/tests/cuda/test_gemm_ex, test_gemm_scaled and test_hopper_kernel when built,
 # tests/cli/test_cli_dtype.sh, tests/python/test_python_cuda.py). tcsan: compute-sanitizer memcheck
 # and racecheck on test_gemm_ex --small and on one small `gemmkit run` per dtype. tcbench:
 # `gemmkit bench --dtype` against cuBLASLt: GK_TC_DTYPES (default bf16,f16,tf32,3xtf32,e4m3; FP8
@@ -217,7 +217,7 @@ want_tc() { want tc || want "$1"; }
 
 if want_tc tctests; then
     tc_progs=()
-    for f in build/tests/cuda/test_gemm_ex build/tests/cuda/test_hopper_kernel \
+    for f in build/tests/cuda/test_gemm_ex build/tests/cuda/test_gemm_scaled build/tests/cuda/test_hopper_kernel \
         tests/cli/test_cli_dtype.sh tests/python/test_python_cuda.py; do
         [ -e "$f" ] && tc_progs+=("$f")
     done

@@ -509,10 +509,15 @@ def ladder_doc_table(ld, reg):
 # from this size up every implementation runs at full speed; below, tile quantization weighs more
 TC_BIG = 4096
 
+# Issue 17's targets for the block-scaled GEMM, gemmkit over plain per-tensor FP8 cuBLASLt in the
+# same run from TC_BIG up: (dtype, peer) -> the lowest ratio that meets it.
+TC_TARGETS = {("e4m3-b128", "cublaslt_fp8"): 1.00, ("mxfp8", "cublaslt_fp8"): 0.85}
+
 
 class Tc:
-    """A `gemmkit bench --dtype` CSV (gpu_tc.csv, committed as tc*.csv): one row per size and
-    dtype, gemmkit and the peer side by side."""
+    """A `gemmkit bench --dtype` CSV (gpu_tc.csv, committed as tc*.csv): one row per size, dtype
+    and peer, gemmkit and the peer side by side (a dtype with two peers, as e4m3-b128 has, gets
+    two rows per size with the same gemmkit side)."""
 
     def __init__(self, path):
         self.path = path
@@ -521,7 +526,7 @@ class Tc:
 
     @staticmethod
     def key(r):
-        return (r["dtype"], r["c_type"], r["layout"], r["trans"])
+        return (r["dtype"], r["c_type"], r["layout"], r["trans"], r["peer"])
 
     def groups(self):
         """{key: [rows]} in the file's order."""
@@ -556,19 +561,32 @@ class Tc:
 
 
 def tc_label(key):
-    dtype, ctype, layout, trans = key
+    dtype, ctype, layout, trans, _ = key
     return "%s -> %s, %s-major %s" % (dtype, ctype, layout, trans)
+
+
+def tc_target(key, big):
+    """(target, "met" or "not met") for a group with a target in TC_TARGETS and a ratio from TC_BIG
+    up (big: Tc.summary's first item), judged by its lowest ratio; else None."""
+    target = TC_TARGETS.get((key[0], key[4]))
+    if target is None or not big:
+        return None
+    return r2(target), "met" if big[1][0] >= target else "not met"
 
 
 def tc_section(tc):
     out = ["#### Mixed precision against cuBLASLt: `%s`" % rel(tc.path), ""]
     when = tc.meta.get("time")
-    out.append("gemmkit (`gk_cuda_gemm_ex`; `gk_cuda_sgemm` for f32 and 3xtf32) and cuBLASLt in "
+    scaled = any(res.get("scaling", "none") != "none" for res in tc.meta.get("results", []))
+    out.append("gemmkit (`gk_cuda_gemm_ex`; `gk_cuda_sgemm` for f32 and 3xtf32%s) and cuBLASLt in "
                "the same run%s: TFLOPS (median), %% of the datasheet peak at the measured SM "
                "clock, gk/x = gemmkit over the peer, and the largest error of each on sampled "
                "elements in units of the element's scale (docs/benchmarks.md, \"Mixed "
                "precision\")."
-               % (", written %s" % when if when else ""))
+               % ("; `gk_cuda_gemm_scaled` for the block-scaled types, whose peers are cuBLASLt's "
+                  "per-tensor FP8 on the same codes (cublaslt_fp8) and, for e4m3-b128, cuBLASLt's "
+                  "own 1x128 / 128x128 block scaling (cublaslt_fp8_b128)" if scaled else "",
+                  ", written %s" % when if when else ""))
     out.append("")
     header = ["dtype", "size", "gemmkit TFLOPS", "% peak", "peer", "peer TFLOPS", "% peak", "gk/x",
               "SM MHz", "W", "gemmkit err", "peer err"]
@@ -595,6 +613,9 @@ def tc_section(tc):
             if summ:
                 parts.append("%s: median %s, lowest %s at %d" % (what, r2(summ[0]), r2(summ[1][0]),
                                                                   summ[1][1]))
+        target = tc_target(key, tc.summary(rs)[0])
+        if target:
+            parts.append("issue 17 target >= %s from %d up: %s" % (target[0], TC_BIG, target[1]))
         if parts:
             out.append("- %s, gemmkit over %s: %s" % (tc_label(key), rs[0]["peer"],
                                                       "; ".join(parts)))
@@ -608,9 +629,11 @@ def tc_readme_rows(title, tc):
         big = tc.summary(rs)[0]
         if big:
             what = "%s vs %s, same run, sizes %d and up" % (key[0], rs[0]["peer"], TC_BIG)
+            target = tc_target(key, big)
             rows.append([title, what,
-                         "gemmkit / peer: median %s, lowest %s at %d" % (r2(big[0]), r2(big[1][0]),
-                                                                          big[1][1]),
+                         "gemmkit / peer: median %s, lowest %s at %d%s"
+                         % (r2(big[0]), r2(big[1][0]), big[1][1],
+                            "; target >= %s: %s" % target if target else ""),
                          link(tc.path)])
     return rows
 

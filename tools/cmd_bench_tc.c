@@ -1,8 +1,8 @@
 /*
  * cmd_bench_tc.c — `gemmkit bench --dtype LIST`: the options of the mixed-precision GPU benchmark
- * (bench_tc_run: gemmkit's gk_cuda_gemm_ex and the 3xTF32 SGEMM against cuBLASLt, checked against
- * float64, timed with the L2 flushed, with clock and power). A build without the CUDA backend
- * parses the options too, then says why nothing runs.
+ * (bench_tc_run: gemmkit's gk_cuda_gemm_ex, gk_cuda_gemm_scaled and the 3xTF32 SGEMM against
+ * cuBLASLt, checked against float64, timed with the L2 flushed, with clock and power). A build
+ * without the CUDA backend parses the options too, then says why nothing runs.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +13,7 @@
 #include "gemmkit.h"
 
 static void usage(FILE *f) {
+    const char *name, *what;
     fprintf(
         f,
         "usage: gemmkit bench --dtype LIST [--out-dtype T] [--layout row|col] [--ta n|t]\n"
@@ -20,22 +21,30 @@ static void usage(FILE *f) {
         "                     [--samples S] [--no-peer] [--fp8-fast-accum] [--seed S]\n"
         "                     [--out DIR] [--no-plot]\n\n"
         "Mixed-precision GEMM on GPU 0, gemmkit against cuBLASLt in the same run. For every\n"
-        "size and dtype: random operands (FP8 scaled to its range, with per-tensor scales),\n"
-        "both results checked against float64 on sampled elements, then R timed runs each\n"
-        "(CUDA events, L2 flushed before each, median reported) spread over rounds that\n"
-        "alternate gemmkit and cuBLASLt, with NVML's SM clock, power and throttle reasons.\n"
-        "Writes gpu_tc.csv/.json and plots (bench/plot_tc.py) under DIR and prints a table\n"
-        "with TFLOPS, %% of the datasheet peak at the measured clock and the errors.\n\n"
+        "size and dtype: random operands (FP8 scaled to its range, with per-tensor scales;\n"
+        "block-scaled types quantized from random normal data), both results checked against\n"
+        "float64 on sampled elements, then R timed runs each (CUDA events, L2 flushed before\n"
+        "each, median reported) spread over rounds that rotate gemmkit and its peers, with\n"
+        "NVML's SM clock, power and throttle reasons. Writes gpu_tc.csv/.json and plots\n"
+        "(bench/plot_tc.py) under DIR and prints a table with TFLOPS, %% of the datasheet peak\n"
+        "at the measured clock and the errors, one row per peer.\n\n"
         "  --dtype LIST     comma-separated: f32 (gk_cuda_sgemm vs cuBLAS FP32), 3xtf32\n"
         "                   (gk_cuda_sgemm in the 3xTF32 mode vs cuBLAS FP32), tf32 (vs cuBLAS\n"
         "                   TF32), bf16, f16, e4m3, e5m2 (vs cuBLASLt in that type), a gk_format\n"
-        "                   name (bfloat16, float8_e4m3fn, ...), or A:B for different A and B\n"
+        "                   name (bfloat16, float8_e4m3fn, ...), A:B for different A and B, or\n"
+        "                   a block-scaled type (gk_cuda_gemm_scaled vs cuBLASLt per-tensor FP8\n"
+        "                   E4M3 with scales 1 on the same codes, cublaslt_fp8; e4m3-b128 also\n"
+        "                   vs cuBLASLt's own 1x128 / 128x128 scaling, cublaslt_fp8_b128):\n");
+    for (int i = 0; (name = bench_dtype_scaled(i, NULL, &what)); i++)
+        fprintf(f, "                     %-11s %s\n", name, what);
+    fprintf(
+        f,
         "  --out-dtype T    type of C: f32, bf16 or f16 (default: f32 for f32/tf32/3xtf32, the\n"
-        "                   operand type for bf16/f16, bf16 for FP8)\n"
+        "                   operand type for bf16/f16, bf16 for FP8 and block-scaled types)\n"
         "  --layout L       row or col (default col)\n"
-        "  --ta, --tb       transpose A / B (default n; FP8: both operands K-major, i.e.\n"
-        "                   col-major --ta t --tb n, row-major --ta n --tb t, the only FP8\n"
-        "                   layout cuBLASLt has)\n"
+        "  --ta, --tb       transpose A / B (default n; FP8 and block-scaled: both operands\n"
+        "                   K-major, i.e. col-major --ta t --tb n, row-major --ta n --tb t, the\n"
+        "                   only FP8 layout cuBLASLt has)\n"
         "  --sizes LIST     N, MxNxK or LO:HI:STEP (squares), comma-separated (default 1024,\n"
         "                   2048, 3072, 4096, 6144, 8192, 12288, 16384)\n"
         "  --reps R         timed runs per implementation and size (default 20)\n"
@@ -43,7 +52,8 @@ static void usage(FILE *f) {
         "  --warmup W       untimed calls after the check (default 3)\n"
         "  --samples S      elements of each result checked against float64 (default 2048)\n"
         "  --no-peer        gemmkit only\n"
-        "  --fp8-fast-accum FP8 partial sums stay in the tensor core (gemmkit and cuBLASLt)\n"
+        "  --fp8-fast-accum FP8 partial sums stay in the tensor core (gemmkit and cuBLASLt;\n"
+        "                   block-scaled types: the per-tensor peer only)\n"
         "  --seed S         random seed (default 1)\n"
         "  --out DIR        results directory (default: bench-results in the build directory\n"
         "                   of this binary)\n"

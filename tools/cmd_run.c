@@ -33,12 +33,20 @@ static void usage(FILE *f) {
             "                     f32, 3xtf32 (f32 in the 3xTF32 mode), tf32, bf16, f16, e4m3,\n"
             "                     e5m2, a gk_format name (bfloat16, float8_e4m3fn, ...), or A:B\n"
             "                     for different A and B (e4m3:e5m2); FP8 operands get per-tensor\n"
-            "                     scales. Anything but f32 runs gk_cuda_gemm_ex\n"
-            "  --out-dtype T      gpu: type of C: f32, bf16 or f16 (default: f32 for f32/tf32/\n"
-            "                     3xtf32, the operand type for bf16/f16, bf16 for FP8)\n"
-            "  --fp8-fast-accum   gpu, FP8: keep partial sums in the tensor core's accumulator\n"
-            "  --seed s           random seed (default 1)\n\n"
-            "Exit status: 0 PASS, 1 FAIL or runtime error, 2 usage error.\n");
+            "                     scales. Anything but f32 runs gk_cuda_gemm_ex; the\n"
+            "                     block-scaled types run gk_cuda_gemm_scaled on random normal\n"
+            "                     data quantized with their block scales:\n"
+            "                    ");
+    const char *name;
+    for (int i = 0; (name = bench_dtype_scaled(i, NULL, NULL)); i++)
+        fprintf(f, " %s", name);
+    fprintf(f, "\n"
+               "  --out-dtype T      gpu: type of C: f32, bf16 or f16 (default: f32 for f32/tf32/\n"
+               "                     3xtf32, the operand type for bf16/f16, bf16 for FP8 and\n"
+               "                     block-scaled types)\n"
+               "  --fp8-fast-accum   gpu, FP8: keep partial sums in the tensor core's accumulator\n"
+               "  --seed s           random seed (default 1)\n\n"
+               "Exit status: 0 PASS, 1 FAIL or runtime error, 2 usage error.\n");
 }
 
 static int parse_f(const char *s, float *out) {

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <dlfcn.h>
+#include <mutex>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,6 +66,28 @@ gk_cublas::~gk_cublas() {
     /* the library stays loaded: its static destructors may still run at exit */
 }
 
+/* cuBLASLt's logger (cublasLt.h: cublasLtLoggerSetCallback, cublasLtLoggerSetMask; mask 1 is
+ * "Errors") calls a plain function, so its messages collect in this process-wide buffer: the
+ * benchmark plans and runs one cuBLASLt call at a time and reads the buffer right after it. */
+static std::mutex lt_log_mutex;
+static std::string lt_log_text;
+
+static void lt_log(int level, const char *function, const char *message) {
+    (void)level;
+    std::lock_guard<std::mutex> lock(lt_log_mutex);
+    if (lt_log_text.size() < 1000)
+        lt_log_text += std::string(lt_log_text.empty() ? "" : " | ") + (function ? function : "") +
+                       ": " + (message ? message : "");
+}
+
+/* The messages logged since the last call, as " (cuBLASLt: ...)", or "" when none. */
+static std::string lt_log_take() {
+    std::lock_guard<std::mutex> lock(lt_log_mutex);
+    std::string s = lt_log_text.empty() ? "" : " (cuBLASLt: " + lt_log_text + ")";
+    lt_log_text.clear();
+    return s;
+}
+
 bool gk_cublaslt::load() {
     static const char *const names[] = {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so",
                                         nullptr};
@@ -87,6 +110,14 @@ bool gk_cublaslt::load() {
         !sym(lib_, "cublasLtMatmulAlgoGetHeuristic", heuristic_, why_) ||
         !sym(lib_, "cublasLtMatmul", matmul_, why_))
         return false;
+    /* the caller's CUBLASLT_LOG_LEVEL / CUBLASLT_LOG_MASK take precedence over the callback */
+    int (*set_callback)(void (*)(int, const char *, const char *)) = nullptr;
+    int (*set_mask)(int) = nullptr;
+    std::string ignored;
+    if (!getenv("CUBLASLT_LOG_LEVEL") && !getenv("CUBLASLT_LOG_MASK") &&
+        sym(lib_, "cublasLtLoggerSetCallback", set_callback, ignored) &&
+        sym(lib_, "cublasLtLoggerSetMask", set_mask, ignored) && set_callback(lt_log) == 0)
+        set_mask(1);
     int st = create_(&handle_);
     if (st != 0) {
         why_ = "cublasLtCreate failed with status " + std::to_string(st);
@@ -109,7 +140,7 @@ bool gk_cublaslt::attr(int which, const void *v, size_t n) {
     const int st = desc_set_(desc_, which, v, n);
     if (st != 0)
         why_ = "cublasLtMatmulDescSetAttribute(" + std::to_string(which) + ") failed with status " +
-               std::to_string(st);
+               std::to_string(st) + lt_log_take();
     return st == 0;
 }
 
@@ -121,16 +152,15 @@ void gk_cublaslt::release_plan() {
     desc_ = layout_a_ = layout_b_ = layout_c_ = nullptr;
 }
 
-bool gk_cublaslt::plan(const problem &p) {
+bool gk_cublaslt::describe() {
     release_plan();
-    if (!handle_) return false;
-    p_ = p;
+    const problem &p = p_;
     /* cublasLtMatmulDescAttributes_t (cublasLt.h): TRANSA 3, TRANSB 4 (int32_t), A_SCALE_POINTER
-     * 17, B_SCALE_POINTER 18 (const void *), FAST_ACCUM 25 (int8_t). Scale type CUDA_R_32F:
-     * alpha and beta are floats. */
+     * 17, B_SCALE_POINTER 18 (const void *), FAST_ACCUM 25 (int8_t), A_SCALE_MODE 31,
+     * B_SCALE_MODE 32 (int32_t). Scale type CUDA_R_32F: alpha and beta are floats. */
     int st = desc_create_(&desc_, p.compute, R_32F);
     if (st != 0) {
-        why_ = "cublasLtMatmulDescCreate failed with status " + std::to_string(st);
+        why_ = "cublasLtMatmulDescCreate failed with status " + std::to_string(st) + lt_log_take();
         desc_ = nullptr;
         return false;
     }
@@ -138,6 +168,9 @@ bool gk_cublaslt::plan(const problem &p) {
     if (!attr(3, &ta, sizeof ta) || !attr(4, &tb, sizeof tb)) return false;
     if (p.scale_a && !attr(17, &p.scale_a, sizeof p.scale_a)) return false;
     if (p.scale_b && !attr(18, &p.scale_b, sizeof p.scale_b)) return false;
+    const int32_t mode_a = p.scale_mode_a, mode_b = p.scale_mode_b;
+    if (mode_a != SCALE_SCALAR && !attr(31, &mode_a, sizeof mode_a)) return false;
+    if (mode_b != SCALE_SCALAR && !attr(32, &mode_b, sizeof mode_b)) return false;
     const int8_t fast = (int8_t)p.fast_accum;
     if (p.fast_accum && !attr(25, &fast, sizeof fast)) return false;
     /* Stored shapes, column-major (CUBLASLT_ORDER_COL, the default): op(A) is m x k. */
@@ -146,46 +179,108 @@ bool gk_cublaslt::plan(const problem &p) {
     if ((st = layout_create_(&layout_a_, p.type_a, ar, ac, p.lda)) != 0 ||
         (st = layout_create_(&layout_b_, p.type_b, br, bc, p.ldb)) != 0 ||
         (st = layout_create_(&layout_c_, p.type_c, (uint64_t)p.m, (uint64_t)p.n, p.ldc)) != 0) {
-        why_ = "cublasLtMatrixLayoutCreate failed with status " + std::to_string(st);
+        why_ =
+            "cublasLtMatrixLayoutCreate failed with status " + std::to_string(st) + lt_log_take();
         return false;
     }
-    void *pref = nullptr;
-    if ((st = pref_create_(&pref)) != 0) {
-        why_ = "cublasLtMatmulPreferenceCreate failed with status " + std::to_string(st);
-        return false;
-    }
-    /* CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1 (uint64_t) */
-    const uint64_t ws = workspace_bytes_;
-    pref_set_(pref, 1, &ws, sizeof ws);
-    /* cublasLtMatmulHeuristicResult_t: the algorithm (8 x uint64_t), workspaceSize (size_t),
-     * state (cublasStatus_t), wavesCount (float), reserved[4] (int) */
-    struct {
-        uint64_t algo[8];
-        size_t workspace;
-        int state;
-        float waves;
-        int reserved[4];
-    } result = {};
-    int found = 0;
-    st = heuristic_(handle_, desc_, layout_a_, layout_b_, layout_c_, layout_c_, pref, 1, &result,
-                    &found);
-    pref_destroy_(pref);
-    if (st != 0 || found < 1 || result.state != 0) {
-        /* CUBLAS_STATUS_NOT_SUPPORTED (15): no algorithm for this type and layout combination */
-        why_ = "cuBLASLt has no algorithm for this problem (heuristic status " +
-               std::to_string(st != 0 ? st : result.state) + ")";
-        return false;
-    }
-    memcpy(algo_, result.algo, sizeof algo_);
     return true;
+}
+
+int gk_cublaslt::matmul() {
+    /* C is not read when beta == 0: c_null_ passes no C at all, as NVIDIA's FP8 sample does */
+    return matmul_(handle_, desc_, &p_.alpha, p_.a, layout_a_, p_.b, layout_b_, &p_.beta,
+                   c_null_ ? nullptr : p_.c, layout_c_, p_.c, layout_c_, algo_, workspace_,
+                   workspace_bytes_, nullptr);
+}
+
+bool gk_cublaslt::plan(const problem &p) {
+    release_plan();
+    note_.clear();
+    if (!handle_) return false;
+    (void)lt_log_take();
+    /* What to try when cuBLASLt refuses the call as described, in order: C passed as no pointer
+     * (beta == 0 only), per-tensor scales folded into alpha (scalar scales only; block scales
+     * cannot be), both. Each variant gets its own heuristic query. */
+    enum { NO_C = 1, FOLD = 2 };
+    const bool scalar = (p.scale_a || p.scale_b) && p.scale_mode_a == SCALE_SCALAR &&
+                        p.scale_mode_b == SCALE_SCALAR;
+    std::string refused;
+    for (int v = 0; v < 4; v++) {
+        if (((v & NO_C) && p.beta != 0.0f) || ((v & FOLD) && !scalar)) continue;
+        p_ = p, c_null_ = (v & NO_C) != 0;
+        if (v & FOLD) {
+            p_.alpha *= (p.scale_a ? p.scale_a_value : 1.0f) * (p.scale_b ? p.scale_b_value : 1.0f);
+            p_.scale_a = p_.scale_b = nullptr;
+        }
+        const std::string variant = std::string(v & NO_C ? "C = NULL, " : "") +
+                                    (v & FOLD ? "scales folded into alpha, " : "");
+        if (!describe()) return false;
+        void *pref = nullptr;
+        int st = pref_create_(&pref);
+        if (st != 0) {
+            why_ = "cublasLtMatmulPreferenceCreate failed with status " + std::to_string(st);
+            return false;
+        }
+        /* CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1 (uint64_t) */
+        const uint64_t ws = workspace_bytes_;
+        pref_set_(pref, 1, &ws, sizeof ws);
+        /* cublasLtMatmulHeuristicResult_t: the algorithm (8 x uint64_t), workspaceSize (size_t),
+         * state (cublasStatus_t), wavesCount (float), reserved[4] (int) */
+        struct {
+            uint64_t algo[8];
+            size_t workspace;
+            int state;
+            float waves;
+            int reserved[4];
+        } results[MAX_ALGOS] = {};
+        int found = 0;
+        st = heuristic_(handle_, desc_, layout_a_, layout_b_, layout_c_, layout_c_, pref, MAX_ALGOS,
+                        results, &found);
+        pref_destroy_(pref);
+        if (st != 0 || found < 1) { /* 15, CUBLAS_STATUS_NOT_SUPPORTED: no algorithm at all */
+            const std::string none = "no algorithm for this problem (heuristic status " +
+                                     std::to_string(st) + ")" + lt_log_take();
+            if (v == 0) {
+                why_ = "cuBLASLt has " + none;
+                return false;
+            }
+            refused += std::string(refused.empty() ? "" : "; ") + variant + none;
+            continue;
+        }
+        for (int i = 0; i < found; i++) {
+            if (results[i].state != 0) continue;
+            memcpy(algo_, results[i].algo, sizeof algo_);
+            st = matmul();
+            const cudaError_t ce = cudaDeviceSynchronize();
+            if (ce != cudaSuccess) {
+                why_ = std::string("cublasLtMatmul's trial run failed: ") + cudaGetErrorString(ce);
+                return false;
+            }
+            if (st == 0) {
+                note_ = variant + "heuristic algorithm " + std::to_string(i + 1) + " of " +
+                        std::to_string(found);
+                (void)lt_log_take();
+                return true;
+            }
+            /* cuBLASLt's reason is given once, with the first refusal */
+            const std::string log = lt_log_take();
+            refused += std::string(refused.empty() ? "" : "; ") + variant + "algorithm " +
+                       std::to_string(i + 1) + "/" + std::to_string(found) + ": status " +
+                       std::to_string(st) + (refused.empty() ? log : "");
+        }
+    }
+    release_plan();
+    why_ = "cublasLtMatmul refused every algorithm the heuristic offered (" + refused +
+           "; CUBLASLT_LOG_LEVEL=2 prints cuBLASLt's reasons)";
+    return false;
 }
 
 bool gk_cublaslt::run() {
     if (!desc_) return false;
-    const int st =
-        matmul_(handle_, desc_, &p_.alpha, p_.a, layout_a_, p_.b, layout_b_, &p_.beta, p_.c,
-                layout_c_, p_.c, layout_c_, algo_, workspace_, workspace_bytes_, nullptr);
-    if (st != 0) why_ = "cublasLtMatmul failed with status " + std::to_string(st);
+    const int st = matmul();
+    if (st != 0)
+        why_ = "cublasLtMatmul failed with status " + std::to_string(st) + lt_log_take() +
+               " (CUBLASLT_LOG_LEVEL=2 prints cuBLASLt's reason)";
     return st == 0;
 }
 

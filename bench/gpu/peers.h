@@ -40,12 +40,25 @@ class gk_cublas {
 };
 
 /* cuBLASLt matmul, column-major: D = alpha * scale_a * scale_b * op(A) op(B) + beta * C with C
- * and D the same buffer. One problem is planned at a time (descriptors built and the heuristic's
- * first algorithm chosen once), then run as often as needed, so timed runs measure the matmul
- * alone, as cuBLAS's own entry points do after their first call. Enum values are cuBLAS's
- * (cublas_api.h, cublasLt.h, library_types.h of CUDA 12 and 13), cited where they are used. */
+ * and D the same buffer (FP8: per-tensor scales, or block scales on Hopper). One problem is
+ * planned at a time (descriptors built, the heuristic's algorithms tried in order until one runs,
+ * once), then run as often as needed, so timed runs measure the matmul alone, as cuBLAS's own
+ * entry points do after their first call. Enum values are cuBLAS's (cublas_api.h, cublasLt.h,
+ * library_types.h of CUDA 12 and 13), cited where they are used.
+ *
+ * cuBLASLt's reason for refusing a call goes to its logger, which is off unless the environment
+ * sets CUBLASLT_LOG_LEVEL (2 or more prints the reason and the calls; 5 every API call) or
+ * CUBLASLT_LOG_MASK; when neither is set, load() routes the logger's error messages into why(),
+ * so a refused peer names cuBLASLt's reason in the benchmark's own output. */
 class gk_cublaslt {
   public:
+    /* cublasLtMatmulMatrixScale_t: how the scale pointers are read (CUBLASLT_MATMUL_DESC_A/B_
+     * SCALE_MODE; cuBLAS 12.9+, Hopper for the two block modes) */
+    enum scale_mode {
+        SCALE_SCALAR = 0,     /* one float for the whole tensor */
+        SCALE_VEC128 = 4,     /* a float per 128 elements along the inner dimension */
+        SCALE_BLK128X128 = 5, /* a float per 128 x 128 block */
+    };
     struct problem {
         int trans_a, trans_b; /* cublasOperation_t: 0 N, 1 T */
         int64_t m, n, k;
@@ -55,8 +68,12 @@ class gk_cublaslt {
         void *c;
         int64_t lda, ldb, ldc;
         float alpha, beta;
-        const float *scale_a, *scale_b; /* FP8: device pointers to the per-tensor scales */
-        int fast_accum;                 /* FP8: CUBLASLT_MATMUL_DESC_FAST_ACCUM */
+        /* FP8: device pointers to the scales (NULL: 1), read as scale_mode_a/b says; with scalar
+         * scales, their values on the host (for the fallback that folds them into alpha) */
+        const float *scale_a, *scale_b;
+        int scale_mode_a, scale_mode_b;
+        float scale_a_value, scale_b_value;
+        int fast_accum; /* FP8: CUBLASLT_MATMUL_DESC_FAST_ACCUM */
     };
     /* cudaDataType_t values (library_types.h) and cublasComputeType_t values (cublas_api.h) */
     enum {
@@ -72,21 +89,36 @@ class gk_cublaslt {
     /* false with why() set when the library or a symbol is missing or the handle fails */
     bool load();
     const std::string &why() const { return why_; }
-    /* Descriptors and algorithm for p; false with why() when cuBLASLt rejects the combination or
-     * has no algorithm for it (e.g. FP8 in any layout but TN). */
+    /* Descriptors and algorithm for p: the heuristic's algorithms (up to MAX_ALGOS, best first)
+     * are each run once, synchronously, until cublasLtMatmul accepts one (it may refuse an
+     * algorithm the heuristic offered: CUBLAS_STATUS_NOT_SUPPORTED for pointers or attributes the
+     * heuristic does not look at). If it accepts none, the same again for the equivalent calls:
+     * with no C pointer when beta == 0, with scalar scales folded into alpha, both. Writes p.c.
+     * false with why() when cuBLASLt has no algorithm for the combination (e.g. FP8 in any layout
+     * but TN) or refuses every one; a fault of the trial run leaves the CUDA error pending for the
+     * caller. */
     bool plan(const problem &p);
+    /* What plan() settled on: which algorithm of how many, and which equivalent call if not the
+     * one described ("" before a successful plan). */
+    const std::string &note() const { return note_; }
     /* The planned problem on the legacy default stream; false with why() on a failed call. */
     bool run();
     ~gk_cublaslt();
 
+    enum { MAX_ALGOS = 8 };
+
   private:
     void release_plan();
     bool attr(int which, const void *v, size_t n);
+    bool describe(); /* descriptors of p_ */
+    int matmul();    /* cublasLtMatmul of p_ with algo_ */
     void *lib_ = nullptr, *handle_ = nullptr, *workspace_ = nullptr;
     size_t workspace_bytes_ = 0;
     void *desc_ = nullptr, *layout_a_ = nullptr, *layout_b_ = nullptr, *layout_c_ = nullptr;
     uint64_t algo_[8] = {}; /* cublasLtMatmulAlgo_t */
     problem p_ = {};
+    bool c_null_ = false; /* pass no C pointer (beta == 0) */
+    std::string note_;
     int (*create_)(void **) = nullptr;
     int (*destroy_)(void *) = nullptr;
     int (*desc_create_)(void **, int, int) = nullptr;

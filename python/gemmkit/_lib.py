@@ -137,6 +137,12 @@ _proto("gk_cuda_encode", _int, [_vp, _int, _vp, _vp, _i64, _int])
 _proto("gk_cuda_decode", _int, [_vp, _int, _vp, _vp, _i64])
 _proto("gk_cuda_mx_quantize", _int, [_vp] + _MX_Q)
 _proto("gk_cuda_mx_dequantize", _int, [_vp] + _MX_DQ)
+# gk_gemm_scaled / gk_cuda_gemm_scaled: layout, transa, transb, m, n, k, alpha, atype, a, lda,
+# a_scale, btype, b, ldb, b_scale, scaling, beta, ctype, c, ldc
+_SCALED = [_int, _int, _int, _i64, _i64, _i64, _f32, _int, _vp, _i64, _vp, _int, _vp, _i64, _vp,
+           _int, _f32, _int, _vp, _i64]
+_proto("gk_gemm_scaled", _int, _SCALED)
+_proto("gk_cuda_gemm_scaled", _int, [_vp] + _SCALED)
 
 
 def check(status):

@@ -85,3 +85,13 @@ gk_status gk_cuda_set_fp32_mode(gk_cuda_ctx *ctx, gk_fp32_mode mode) {
     (void)ctx, (void)mode;
     return not_built("gk_cuda_set_fp32_mode");
 }
+gk_status gk_cuda_gemm_scaled(gk_cuda_ctx *ctx, gk_layout layout, gk_trans transa, gk_trans transb,
+                              int64_t m, int64_t n, int64_t k, float alpha, gk_format atype,
+                              const void *a, int64_t lda, const void *a_scale, gk_format btype,
+                              const void *b, int64_t ldb, const void *b_scale, gk_scaling scaling,
+                              float beta, gk_format ctype, void *c, int64_t ldc) {
+    (void)ctx, (void)layout, (void)transa, (void)transb, (void)m, (void)n, (void)k, (void)alpha;
+    (void)atype, (void)a, (void)lda, (void)a_scale, (void)btype, (void)b, (void)ldb, (void)b_scale;
+    (void)scaling, (void)beta, (void)ctype, (void)c, (void)ldc;
+    return not_built("gk_cuda_gemm_scaled");
+}

@@ -31,7 +31,9 @@ done
 # shellcheck disable=SC2054 # the commas belong to -fsanitize=
 san=(-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined)
 ok=1
-for c in src/core/args.c src/core/status.c tests/common/ref.c harness/ref.c harness/timer.c; do
+# src/formats/gemm_scaled_check.c: the block-scaled GEMM's argument checks (gemm_scaled.cu's)
+for c in src/core/args.c src/core/status.c src/formats/gemm_scaled_check.c tests/common/ref.c \
+    harness/ref.c harness/timer.c; do
     "$CC" "${san[@]}" -std=c11 -D_GNU_SOURCE -I. -Iinclude -Isrc -Itests/common -c "$c" \
         -o "$work/$(basename "$(dirname "$c")")_$(basename "$c").o" >>"$work/build.log" 2>&1 || ok=0
 done

@@ -53,9 +53,9 @@ PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
 
 /* A 2-D tensor map: `inner` contiguous elements per line, `outer` lines `stride` bytes apart, read
  * in boxes of box_inner x box_outer elements with the 128-byte swizzle (box_inner * element size
- * is 128 bytes). */
+ * is 128 bytes), or unswizzled (float32 scales). */
 bool make_map(CUtensorMap *map, int ebytes, const void *base, int64_t inner, int64_t outer,
-              int64_t stride, int box_inner, int box_outer) {
+              int64_t stride, int box_inner, int box_outer, bool swizzle = true) {
     const PFN_cuTensorMapEncodeTiled_v12000 encode = encode_fn();
     if (!encode) return false;
     const CUtensorMapDataType type = ebytes == 4   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
@@ -66,7 +66,8 @@ bool make_map(CUtensorMap *map, int ebytes, const void *base, int64_t inner, int
     const cuuint32_t box[2] = {(cuuint32_t)box_inner, (cuuint32_t)box_outer};
     const cuuint32_t elem_strides[2] = {1, 1};
     return encode(map, type, 2, const_cast<void *>(base), dims, strides, box, elem_strides,
-                  CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                  CU_TENSOR_MAP_INTERLEAVE_NONE,
+                  swizzle ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_NONE,
                   CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
                   CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
@@ -81,9 +82,16 @@ bool operand_map(CUtensorMap *map, int ebytes, const void *base, int mn_major, i
                     : make_map(map, ebytes, base, k, rows, ld * ebytes, bk, tile_rows);
 }
 
+/* Tensor map of per-row scales in hopper.h's GK_TCS_ROW form: lines of ld floats (rows, then
+ * zeros), one per 128 of K; a box is one stage's line segment for the tile's rows. */
+bool scale_map(CUtensorMap *map, const gk_tc_scales &sc, int64_t k, int tile_rows) {
+    return make_map(map, 4, sc.s, sc.ld, gk_ceil_div(k, (int64_t)128), sc.ld * 4, tile_rows, 1,
+                    false);
+}
+
 template <class C> cudaError_t launch(const gk_tc_problem &p, const gk_launch_env &env) {
     const int eb = op_traits<C::OP>::elem_bytes;
-    CUtensorMap ma, mb, ma_lo, mb_lo, mc;
+    CUtensorMap ma, mb, ma_lo, mb_lo, mc, msa, msb;
     if (!operand_map(&ma, eb, p.a, p.a_mn_major, p.m, p.k, p.lda, BM) ||
         !operand_map(&mb, eb, p.b, p.b_mn_major, p.n, p.k, p.ldb, C::BN / C::CM))
         return cudaErrorInvalidValue;
@@ -113,6 +121,13 @@ template <class C> cudaError_t launch(const gk_tc_problem &p, const gk_launch_en
     if (!kp.c_tma) mc = ma;
     kp.alpha = p.alpha, kp.beta = p.beta;
     kp.scale_a = p.scale_a, kp.scale_b = p.scale_b;
+    msa = msb = ma; /* unused unless the configuration has per-row scales */
+    if ((C::A_ROW && !scale_map(&msa, p.bs_a, p.k, BM)) ||
+        (C::B_ROW && !scale_map(&msb, p.bs_b, p.k, C::BN)))
+        return cudaErrorInvalidValue;
+    const gk_tc_scales &blk = p.bs_a.kind == GK_TCS_BLK128 ? p.bs_a : p.bs_b;
+    kp.blk = blk.kind == GK_TCS_BLK128 ? blk.s : nullptr, kp.blk_ld = blk.ld;
+    kp.blk_rows = (int)gk_ceil_div(&blk == &p.bs_a ? p.m : p.n, (int64_t)128);
 
     cudaError_t err = cudaFuncSetAttribute(
         gemm_kernel<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM_BYTES);
@@ -134,7 +149,7 @@ template <class C> cudaError_t launch(const gk_tc_problem &p, const gk_launch_en
     }
     const int clusters = kp.tiles < slots ? kp.tiles : slots;
     cfg.gridDim = dim3(clusters * C::CM);
-    err = cudaLaunchKernelEx(&cfg, gemm_kernel<C>, ma, mb, ma_lo, mb_lo, mc, kp);
+    err = cudaLaunchKernelEx(&cfg, gemm_kernel<C>, ma, mb, ma_lo, mb_lo, mc, msa, msb, kp);
     return err != cudaSuccess ? err : cudaGetLastError();
 }
 
@@ -145,7 +160,30 @@ template <int OP> cudaError_t launch_16bit(const gk_tc_problem &p, const gk_laun
     return launch<config<OP, 256, false, false, false, CM>>(p, env);
 }
 
+/* The block-scale configuration of p (block_scaled(p) holds), or SC_NONE. */
+int scale_config(const gk_tc_problem &p) {
+    const int a = p.bs_a.kind, b = p.bs_b.kind;
+    if (a == GK_TCS_ROW && b == GK_TCS_BLK128) return SC_K128_AROW;
+    if (a == GK_TCS_BLK128 && b == GK_TCS_ROW) return SC_K128_BROW;
+    return SC_NONE;
+}
+
+bool block_scaled(const gk_tc_problem &p) {
+    return p.bs_a.kind != GK_TCS_NONE || p.bs_b.kind != GK_TCS_NONE;
+}
+
 template <int OP> cudaError_t launch_fp8(const gk_tc_problem &p, const gk_launch_env &env) {
+    if (block_scaled(p)) {
+        if constexpr (OP == OP_E4M3_E4M3) {
+            switch (scale_config(p)) {
+            case SC_K128_AROW:
+                return launch<config<OP, 192, false, false, true, CM, SC_K128_AROW>>(p, env);
+            case SC_K128_BROW:
+                return launch<config<OP, 192, false, false, true, CM, SC_K128_BROW>>(p, env);
+            }
+        }
+        return cudaErrorNotSupported;
+    }
     if (p.fp8_fast_accum) return launch<config<OP, 256, false, false, false, CM>>(p, env);
     return launch<config<OP, 192, false, false, true, CM>>(p, env);
 }
@@ -178,6 +216,17 @@ int gk_hopper_supports(const gk_tc_problem &p, int sm) {
     if ((uintptr_t)p.a % 16 || (uintptr_t)p.b % 16 || (p.lda * eb) % 16 || (p.ldb * eb) % 16)
         return 0;
     if (p.k_lo > 0 && (p.k_lo * eb) % 16) return 0;
+    /* block scales: E4M3 pairs in one of scale_config's arrangements; per-row scales are TMA
+     * lines (16-byte aligned, ld a multiple of 4 floats), 128x128 ones float-aligned */
+    if (block_scaled(p)) {
+        if (op != OP_E4M3_E4M3 || scale_config(p) == SC_NONE) return 0;
+        const gk_tc_scales *sc[2] = {&p.bs_a, &p.bs_b};
+        for (const gk_tc_scales *x : sc) {
+            if (!x->s || x->ld <= 0) return 0;
+            if (x->kind == GK_TCS_ROW && ((uintptr_t)x->s % 16 || x->ld % 4)) return 0;
+            if (x->kind == GK_TCS_BLK128 && (uintptr_t)x->s % 4) return 0;
+        }
+    }
     if (!encode_fn() || !built_for_sm90a()) return 0;
     return 1;
 }

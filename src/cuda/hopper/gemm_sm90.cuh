@@ -18,7 +18,12 @@
  *     and B tiles in L2. The producer runs ahead into the next tile while consumers finish one.
  *   - FP8 without fast accumulation: each stage's four wgmmas accumulate into a temporary that is
  *     added to the float32 accumulator after every 128 of K (the tensor core's FP8 accumulator
- *     keeps fewer mantissa bits than float32). That needs twice the registers, hence BN = 128.
+ *     keeps fewer mantissa bits than float32). That needs twice the registers, hence BN = 192.
+ *   - Block-scaled FP8 (hopper.h's block scales, 1x128 on one operand and 128x128 on the other):
+ *     the same promotion, each stage's temporary multiplied by its rows' and columns' scales as it
+ *     is added. Per-row scales travel with the stage (a TMA box of the transposed float32 scales
+ *     behind the A and B tiles); 128x128 block scales are a value or two per stage, read from
+ *     global memory (L2) by the consumers.
  *   - 3xTF32 (split3): the producer walks three virtual K blocks per block of K, loading
  *     (A lo, B hi), (A hi, B lo), (A hi, B hi) from the four tensor maps.
  *   - Epilogue: alpha (times the FP8 scales) and beta applied in registers, stored straight to
@@ -36,6 +41,10 @@ namespace gk_sm90 {
 
 /* The multiply: operand types and the wgmma that consumes them. */
 enum op_kind { OP_BF16, OP_F16, OP_TF32, OP_E4M3_E4M3, OP_E4M3_E5M2, OP_E5M2_E4M3 };
+
+/* Block scales per 128 of K (hopper.h): none; per-row scales on A and 128x128 blocks on B, or
+ * the reverse. */
+enum scale_kind { SC_NONE, SC_K128_AROW, SC_K128_BROW };
 
 /* Output element types (runtime: the epilogue is a small part of the kernel). */
 enum out_kind { OUT_F32 = 0, OUT_BF16 = 1, OUT_F16 = 2 };
@@ -63,6 +72,10 @@ struct params {
                      * row end that is not a multiple of 16 bytes takes the direct path there */
     float alpha, beta;
     const float *scale_a, *scale_b;
+    /* 128x128 block scales of the operand that has them (SC_K128_*): blk[(r / 128) * blk_ld + kb] */
+    const float *blk;
+    int64_t blk_ld;
+    int blk_rows; /* ceil(rows / 128) of that operand */
 };
 
 template <int OP> struct op_traits;
@@ -73,12 +86,18 @@ template <> struct op_traits<OP_E4M3_E4M3> { static constexpr int elem_bytes = 1
 template <> struct op_traits<OP_E4M3_E5M2> { static constexpr int elem_bytes = 1; };
 template <> struct op_traits<OP_E5M2_E4M3> { static constexpr int elem_bytes = 1; };
 
-template <int OP_, int BN_, bool A_MN_, bool B_MN_, bool PROMOTE_, int CM_> struct config {
-    static constexpr int OP = OP_, BN = BN_, CM = CM_;
+template <int OP_, int BN_, bool A_MN_, bool B_MN_, bool PROMOTE_, int CM_, int SC_ = SC_NONE>
+struct config {
+    static constexpr int OP = OP_, BN = BN_, CM = CM_, SC = SC_;
     static constexpr bool A_MN = A_MN_, B_MN = B_MN_, PROMOTE = PROMOTE_;
     static constexpr int BK = ROW_BYTES / op_traits<OP>::elem_bytes; /* K elements per stage */
     static constexpr int A_BYTES = BM * ROW_BYTES, B_BYTES = BN * ROW_BYTES;
-    static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
+    /* per-row scales of a stage (one block of K) for the BM rows of A or the BN rows of B, float32,
+     * after the tiles; the stage size stays a multiple of the swizzle's 1024 bytes */
+    static constexpr bool A_ROW = SC == SC_K128_AROW, B_ROW = SC == SC_K128_BROW;
+    static constexpr int SA_BYTES = A_ROW ? BM * 4 : 0, SB_BYTES = B_ROW ? BN * 4 : 0;
+    static constexpr int TX_BYTES = A_BYTES + B_BYTES + SA_BYTES + SB_BYTES; /* TMA bytes/stage */
+    static constexpr int STAGE_BYTES = A_BYTES + B_BYTES + (SA_BYTES + SB_BYTES + 1023) / 1024 * 1024;
     static constexpr int STAGES = (196608 / STAGE_BYTES) < 8 ? 196608 / STAGE_BYTES : 8;
     static constexpr int NACC = BN / 2; /* accumulator floats per thread (64 rows x BN / 128) */
     /* dynamic shared memory: 1024-byte alignment slack, the ring, the epilogue's staging buffers
@@ -87,6 +106,9 @@ template <int OP_, int BN_, bool A_MN_, bool B_MN_, bool PROMOTE_, int CM_> stru
     static_assert(!(A_MN || B_MN) || op_traits<OP>::elem_bytes == 2, "MN-major needs 16-bit");
     static_assert(BN == 192 || BN == 256, "wgmma wrappers exist for N = 192 and 256");
     static_assert(CM == 1 || CM == 2, "clusters of one or two CTAs along M");
+    static_assert(SC == SC_NONE || (PROMOTE && op_traits<OP>::elem_bytes == 1 && !A_MN && !B_MN &&
+                                    BK == 128 && BN % 64 == 0 && BN <= 256),
+                  "block scales: promoted FP8, K-major, one scale block per stage");
     static_assert(!B_MN || (BN / CHUNK) % CM == 0, "MN-major B chunks split evenly");
 };
 
@@ -261,12 +283,75 @@ __device__ __forceinline__ void store_tile_tma(const CUtensorMap *map_c, const f
 #endif /* GK_SM90A */
 
 #ifdef GK_SM90A
+/* acc += part * scale for one consumer's 64 x BN slice, where the scale of element 4j + 2h + e
+ * (row 8h + ..., n8 block j) is s_lo[h] for blocks j < SPLIT and s_hi[h] after: the 128x128
+ * scales of B change at most once inside a tile, at a compile-time block. */
+template <class C, int SPLIT>
+__device__ __forceinline__ void promote_split(float *acc, const float *part, const float *s_lo,
+                                              const float *s_hi) {
+#pragma unroll
+    for (int j = 0; j < C::BN / 8; ++j)
+#pragma unroll
+        for (int i = 0; i < 4; ++i)
+            acc[4 * j + i] = fmaf(part[4 * j + i], j < SPLIT ? s_lo[i / 2] : s_hi[i / 2],
+                                  acc[4 * j + i]);
+}
+
+/* One stage (one 128-K block) of a block-scaled FP8 product: the stage's wgmmas into a
+ * temporary, then acc += part * sa(row) * sb(col). The stage's per-row scales are in shared
+ * memory behind its tiles (sa_s for A's BM rows, sb_s for B's BN rows); the 128x128 ones come from
+ * p.blk. Fragment of element 4j + 2h + e: row warp*16 + lane/4 + 8h, column 8j + 2*(lane%4) + e
+ * of the consumer's 64 x BN slice. Releases the stage once nothing more is read from it. */
+template <class C>
+__device__ __forceinline__ void scaled_stage(const params &p, float *acc, uint32_t a_base,
+                                             uint32_t b_base, const float *sa_s, const float *sb_s,
+                                             uint64_t *empty, int cw, int warp, int lane, int tm,
+                                             int tn, int kb) {
+    const int r0 = cw * 64 + warp * 16 + lane / 4;
+    float part[C::NACC];
+    wgmma_fence();
+    mma_stage<C>(part, a_base, b_base, 1);
+    wgmma_commit();
+    /* the scales load while the wgmmas run */
+    if constexpr (C::SC == SC_K128_AROW) {
+        /* B's tile starts on a multiple of 64 columns: its 128x128 scales change at tile column
+         * 64 or 128 (or not at all: then the second block is past n and its columns unused) */
+        const int64_t n0 = (int64_t)tn * C::BN, b0 = n0 / 128;
+        const float v0 = __ldg(p.blk + b0 * p.blk_ld + kb);
+        const float v1 = b0 + 1 < p.blk_rows ? __ldg(p.blk + (b0 + 1) * p.blk_ld + kb) : 0.0f;
+        const float sa[2] = {sa_s[r0], sa_s[r0 + 8]};
+        const float s_lo[2] = {sa[0] * v0, sa[1] * v0}, s_hi[2] = {sa[0] * v1, sa[1] * v1};
+        wgmma_wait<0>();
+        if (lane == 0) release<C>(empty);
+        if (n0 % 128 == 0)
+            promote_split<C, 16>(acc, part, s_lo, s_hi);
+        else
+            promote_split<C, 8>(acc, part, s_lo, s_hi);
+    } else {
+        /* A's 128-row tile is one 128x128 block (a tile past m, in a cluster, reads none) */
+        const float va = tm < p.blk_rows ? __ldg(p.blk + (int64_t)tm * p.blk_ld + kb) : 0.0f;
+        wgmma_wait<0>();
+#pragma unroll
+        for (int j = 0; j < C::BN / 8; ++j) {
+            const float2 sb = *(const float2 *)(sb_s + 8 * j + 2 * (lane % 4));
+            const float s0 = va * sb.x, s1 = va * sb.y;
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                acc[4 * j + 2 * h] = fmaf(part[4 * j + 2 * h], s0, acc[4 * j + 2 * h]);
+                acc[4 * j + 2 * h + 1] = fmaf(part[4 * j + 2 * h + 1], s1, acc[4 * j + 2 * h + 1]);
+            }
+        }
+        if (lane == 0) release<C>(empty);
+    }
+}
+
 /* The producer thread: walks the same tiles as the consumers and fills the ring. */
 template <class C>
 __device__ __forceinline__ void
 produce(const params &p, uint8_t *smem, uint64_t *full, uint64_t *empty, const CUtensorMap *map_a,
         const CUtensorMap *map_b, const CUtensorMap *map_a_lo, const CUtensorMap *map_b_lo,
-        uint32_t rank, int first, int stride, int steps) {
+        const CUtensorMap *map_sa, const CUtensorMap *map_sb, uint32_t rank, int first, int stride,
+        int steps) {
     int stage = 0;
     uint32_t phase = 0;
     for (int t = first; t < p.tiles; t += stride) {
@@ -285,7 +370,7 @@ produce(const params &p, uint8_t *smem, uint64_t *full, uint64_t *empty, const C
             const int k0 = kb * C::BK;
             mbar_wait(&empty[stage], phase ^ 1);
             uint8_t *a_dst = smem + stage * C::STAGE_BYTES, *b_dst = a_dst + C::A_BYTES;
-            mbar_arrive_expect_tx(&full[stage], C::STAGE_BYTES);
+            mbar_arrive_expect_tx(&full[stage], C::TX_BYTES);
             if constexpr (C::A_MN) {
 #pragma unroll
                 for (int c = 0; c < BM / CHUNK; ++c)
@@ -304,6 +389,10 @@ produce(const params &p, uint8_t *smem, uint64_t *full, uint64_t *empty, const C
                 constexpr int ROWS = C::BN / C::CM;
                 load_b<C>(b_dst + rank * ROWS * ROW_BYTES, mb, &full[stage], k0, n0 + rank * ROWS);
             }
+            /* per-row scales: this CTA's rows of A, the whole B tile (not shared in the cluster) */
+            uint8_t *s_dst = b_dst + C::B_BYTES;
+            if constexpr (C::A_ROW) tma_load_2d(s_dst, map_sa, &full[stage], m0, kb);
+            if constexpr (C::B_ROW) tma_load_2d(s_dst + C::SA_BYTES, map_sb, &full[stage], n0, kb);
             if (++stage == C::STAGES) stage = 0, phase ^= 1;
         }
     }
@@ -338,7 +427,12 @@ __device__ __forceinline__ void consume(const params &p, uint8_t *smem, uint64_t
             mbar_wait(&full[stage], phase);
             const uint32_t a_base = ring + stage * C::STAGE_BYTES + a_off;
             const uint32_t b_base = ring + stage * C::STAGE_BYTES + C::A_BYTES;
-            if constexpr (C::PROMOTE) {
+            if constexpr (C::SC != SC_NONE) {
+                const float *sc = (const float *)(smem + stage * C::STAGE_BYTES + C::A_BYTES +
+                                                  C::B_BYTES);
+                scaled_stage<C>(p, acc, a_base, b_base, sc, sc + C::SA_BYTES / 4, &empty[stage],
+                                cw, warp, lane, tm, tn, s);
+            } else if constexpr (C::PROMOTE) {
                 float part[C::NACC];
                 wgmma_fence();
                 mma_stage<C>(part, a_base, b_base, 1);
@@ -395,7 +489,9 @@ __global__ void __launch_bounds__(THREADS, 1)
                 const __grid_constant__ CUtensorMap map_b,
                 const __grid_constant__ CUtensorMap map_a_lo,
                 const __grid_constant__ CUtensorMap map_b_lo,
-                const __grid_constant__ CUtensorMap map_c, const params p) {
+                const __grid_constant__ CUtensorMap map_c,
+                const __grid_constant__ CUtensorMap map_sa,
+                const __grid_constant__ CUtensorMap map_sb, const params p) {
 #ifdef GK_SM90A
     extern __shared__ uint8_t smem_raw[];
     uint8_t *smem = (uint8_t *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
@@ -427,8 +523,8 @@ __global__ void __launch_bounds__(THREADS, 1)
     if (wg == 0) {
         setmaxnreg_dec<PRODUCER_REGS>();
         if (threadIdx.x == 0)
-            produce<C>(p, smem, full, empty, &map_a, &map_b, &map_a_lo, &map_b_lo, rank, first,
-                       stride, steps);
+            produce<C>(p, smem, full, empty, &map_a, &map_b, &map_a_lo, &map_b_lo, &map_sa, &map_sb,
+                       rank, first, stride, steps);
     } else {
         consume<C>(p, smem, full, empty, epi, &map_c, wg - 1, rank, first, stride, steps);
     }

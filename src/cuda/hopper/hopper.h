@@ -15,6 +15,13 @@
  * high parts in columns [0, k) and the low parts in columns [k_lo, k_lo + k); the kernel sums
  * lo*hi + hi*lo + hi*hi (docs/cuda.md, "FP32 accuracy modes").
  *
+ * Block scales (gk_cuda_gemm_scaled's 1x128 / 128x128 scaling; the sm_90a kernel, E4M3 pairs):
+ * each operand may carry float32 scales per 128 of K, applied to the partial products of each
+ * 128-K block before they are added in float32:
+ *   GK_TCS_ROW    one per row, transposed for TMA: X(r, kk) scaled by s[(kk / 128) * ld + r]
+ *                 (ld a multiple of 4; the rows from m or n up to ld read as 0);
+ *   GK_TCS_BLK128 one per 128 rows, the caller's order: s[(r / 128) * ld + kk / 128].
+ *
  * Every launcher: correct for any m, n, k >= 1 it accepts; never reads C when beta == 0; writes
  * nothing outside the m x n block of C; returns the launch's cudaError_t, never exits or prints.
  */
@@ -26,6 +33,13 @@
 
 #include "cuda/gemm/kernel.cuh"
 #include "gemmkit.h"
+
+enum gk_tc_scale_kind { GK_TCS_NONE = 0, GK_TCS_ROW = 1, GK_TCS_BLK128 = 2 };
+struct gk_tc_scales {
+    int kind; /* gk_tc_scale_kind */
+    const float *s;
+    int64_t ld;
+};
 
 struct gk_tc_problem {
     int64_t m, n, k;
@@ -42,6 +56,7 @@ struct gk_tc_problem {
     const float *scale_a, *scale_b; /* device pointers or NULL */
     int fp8_fast_accum;             /* FP8: skip the float32 promotion every 128 of K */
     int64_t k_lo;                   /* 3xTF32: column of the low parts; 0 otherwise */
+    gk_tc_scales bs_a = {}, bs_b = {}; /* block scales (kind GK_TCS_NONE: none) */
 };
 
 /* Bytes per element of a format the GEMM reads or writes (GK_F32/GK_TF32 4, GK_BF16/GK_F16 2,

@@ -2,7 +2,9 @@
  * mixed.h — the portable pieces of the mixed-precision GEMM (gk_cuda_gemm_ex, dispatched in
  * src/cuda/core/gemm_ex.cu), beside the sm_90a kernel of src/cuda/hopper/: the repack kernel that
  * copies an operand into the K-major, padded form a tensor-core kernel reads (converting FP8 to
- * BF16, or splitting float32 into TF32 high and low parts, on the way), the scaling of C for calls
+ * BF16, or splitting float32 into TF32 high and low parts, on the way; for the block-scaled GEMM,
+ * src/cuda/core/gemm_scaled.cu, also re-encoding FP6/FP4 codes as E4M3 or decoding codes times
+ * their block scales), the transpose of per-row block scales, the scaling of C for calls
  * without a product, the portable tensor-core kernel (mma.sync, sm_80+) and the SIMT kernel that
  * takes everything. The kernels take the problem of hopper.h; docs/cuda.md, "Mixed precision",
  * says which runs when.
@@ -23,14 +25,35 @@ static inline int64_t gk_split_k_lo(int64_t k) {
 }
 
 /* One operand X (rows x k, element X(r, kk)) copied K-major into dst (dst[r * ld_dst + kk]):
- *   src_fmt == dst_fmt        the bits, unchanged;
- *   FP8 -> GK_BF16            converted (exactly: every FP8 value is a BF16 value);
+ *   src_fmt == dst_fmt        the bits, unchanged (no scales);
  *   GK_F32 -> GK_TF32         split for 3xTF32 (k_lo > 0): hi = rna_tf32(x) at column kk,
- *                             lo = rna_tf32(x - hi) at column k_lo + kk.
- * Every other column of a destination row up to ld_dst is written with zeros, so a kernel may
- * read whole 16-byte pieces or TMA boxes past k. The source is K-major (src[r * ld_src + kk]) or
- * MN-major (src[kk * ld_src + r]); both are read and written coalesced (64 x 64 tiles staged in
- * shared memory). Returns the launch error. */
+ *                             lo = rna_tf32(x - hi) at column k_lo + kk;
+ *   code -> GK_F8_E4M3FN      E4M3, FP6 or FP4 codes (GK_F6_E2M3FN, GK_F6_E3M2FN, GK_F4_E2M1FN:
+ *                             one code per byte, as gk_encode writes them) re-encoded as E4M3,
+ *                             exactly (every such value is an E4M3 value); no scales;
+ *   code -> GK_BF16, GK_F32   any FP8/FP6/FP4 code decoded (src/formats/scalar.h) and multiplied
+ *                             by its block scale when scale_kind is not NONE: decode(code) * scale
+ *                             in float32 (one rounding; exact for an MX element times its E8M0
+ *                             scale), then for BF16 rounded to nearest even (exact for such MX
+ *                             products unless below BF16's smallest subnormal, 2^-133).
+ * The scales are in the caller's layout for this operand's rows (scale_ld elements per row):
+ *   GK_REPACK_SCALE_ROW_F32     float32 s[r * scale_ld + kk / scale_group];
+ *   GK_REPACK_SCALE_BLK128_F32  float32 s[(r / 128) * scale_ld + kk / 128] (128x128 blocks);
+ *   GK_REPACK_SCALE_ROW_E8M0    E8M0 bytes s[r * scale_ld + kk / scale_group], 2^(e - 127)
+ *                               (0: 2^-127, a float32 subnormal; 0xFF: NaN).
+ * scale_group is 32 or 128 (K elements per scale). Every other column of a destination row up to
+ * ld_dst is written with zeros (never a scale times zero), so a kernel may read whole 16-byte
+ * pieces or TMA boxes past k. The source is K-major (src[r * ld_src + kk]) or MN-major
+ * (src[kk * ld_src + r]); both are read and written coalesced (64 x 64 tiles staged in shared
+ * memory). The trailing scale fields zero (brace-initialised without them) mean no scales.
+ * Returns the launch error; cudaErrorInvalidValue, nothing launched, for a conversion not listed
+ * (scales with a destination other than BF16/F32, E5M2 -> E4M3, ...). */
+enum gk_repack_scale_kind {
+    GK_REPACK_SCALE_NONE = 0,
+    GK_REPACK_SCALE_ROW_F32 = 1,
+    GK_REPACK_SCALE_BLK128_F32 = 2,
+    GK_REPACK_SCALE_ROW_E8M0 = 3
+};
 struct gk_repack {
     const void *src;
     int64_t ld_src;
@@ -41,8 +64,20 @@ struct gk_repack {
     int64_t ld_dst;
     gk_format dst_fmt;
     int64_t k_lo;
+    const void *scale; /* device pointer; read only when scale_kind != GK_REPACK_SCALE_NONE */
+    int scale_kind;    /* gk_repack_scale_kind */
+    int scale_group;   /* 32 or 128 */
+    int64_t scale_ld;
 };
 cudaError_t gk_repack_operand(const gk_repack &r, cudaStream_t stream);
+
+/* Per-row block scales transposed into the form the sm_90a kernel loads (hopper.h, GK_TCS_ROW):
+ * src is the caller's rows x kb array (row stride kb) of float32 scales, or of E8M0 bytes when
+ * e8m0 != 0 (2^(e - 127); 0: 2^-127, 0xFF: NaN); dst[j * ld_dst + r] = the float32 scale of row r,
+ * block j, and 0 for r in [rows, ld_dst). ld_dst >= rows, a multiple of 4. Returns the launch
+ * error (cudaErrorInvalidValue, nothing launched, for an ld_dst that breaks those rules). */
+cudaError_t gk_scales_transpose(const void *src, int e8m0, int64_t rows, int64_t kb, float *dst,
+                                int64_t ld_dst, cudaStream_t stream);
 
 /* C (row-major rows x cols, ldc, type tc) = beta * C; beta == 0 stores zeros without reading C. */
 cudaError_t gk_scale_c(void *c, gk_format tc, int64_t rows, int64_t cols, int64_t ldc, float beta,

@@ -1,8 +1,9 @@
 /*
- * repack.cu — the data movement around the mixed-precision GEMM kernels: an operand copied into
- * the workspace in the K-major, zero-padded form a tensor-core kernel reads (with FP8 -> BF16
- * conversion or the 3xTF32 split on the way: mixed.h), and C = beta * C in C's format for calls
- * without a product.
+ * repack.cu — the data movement around the mixed-precision and block-scaled GEMM kernels: an
+ * operand copied into the workspace in the K-major, zero-padded form a tensor-core kernel reads
+ * (with the 3xTF32 split, or a code conversion — FP8/FP6/FP4 to E4M3, BF16 or float32, block
+ * scales applied — on the way: mixed.h), per-row block scales transposed for the sm_90a kernel,
+ * and C = beta * C in C's format for calls without a product.
  *
  * The repack stages 64 x 64 tiles in shared memory (as 32-bit words, one per element, rows padded
  * by one word, so both the row-wise and the column-wise accesses of the tile hit 32 banks): the
@@ -16,7 +17,7 @@
 namespace {
 
 enum { TILE = 64, TX = 32, TY = 8, MAX_GRID_Y = 65535, MAX_GRID_X = 1 << 20 };
-enum Mode { COPY, FP8_TO_BF16, SPLIT };
+enum Mode { COPY, CONVERT, SPLIT };
 
 /* The element bits as a word (SIZE bytes at src[idx]). */
 template <int SIZE> __device__ __forceinline__ uint32_t load_bits(const void *src, int64_t idx) {
@@ -34,16 +35,32 @@ template <int SIZE> __device__ __forceinline__ void store_bits(void *dst, int64_
         static_cast<uint32_t *>(dst)[idx] = v;
 }
 
-/* MODE COPY moves SIZE-byte elements unchanged; FP8_TO_BF16 reads bytes and writes BF16 bits;
- * SPLIT reads float32 and writes the TF32 high part at kk and the low part at k_lo + kk. */
+/* The block scale of element (row, kk), in the caller's layout (mixed.h, gk_repack). The groups
+ * are powers of two (32, 128): shifts, not 64-bit divisions, per element. */
+__device__ __forceinline__ float block_scale(const gk_repack &r, int64_t row, int64_t kk) {
+    const int64_t blk = kk >> (r.scale_group == 32 ? 5 : 7);
+    switch (r.scale_kind) {
+    case GK_REPACK_SCALE_ROW_F32:
+        return static_cast<const float *>(r.scale)[row * r.scale_ld + blk];
+    case GK_REPACK_SCALE_BLK128_F32:
+        return static_cast<const float *>(r.scale)[(row >> 7) * r.scale_ld + (kk >> 7)];
+    default: /* GK_REPACK_SCALE_ROW_E8M0 */
+        return gk_decode_e8m0fnu(static_cast<const uint8_t *>(r.scale)[row * r.scale_ld + blk]);
+    }
+}
+
+/* MODE COPY moves SIZE-byte elements unchanged; CONVERT reads one code per byte (r.src_fmt),
+ * multiplies its value by its block scale (if any) and writes it as a SIZE-byte E4M3, BF16 or
+ * float32; SPLIT reads float32 and writes the TF32 high part at kk and the low part at
+ * k_lo + kk. */
 template <int MODE, int SIZE> __global__ void repack_kernel(const gk_repack r) {
-    constexpr int IN = MODE == COPY ? SIZE : MODE == FP8_TO_BF16 ? 1 : 4;
-    constexpr int OUT = MODE == COPY ? SIZE : MODE == FP8_TO_BF16 ? 2 : 4;
+    constexpr int IN = MODE == COPY ? SIZE : MODE == CONVERT ? 1 : 4;
+    constexpr int OUT = MODE == SPLIT ? 4 : SIZE;
     __shared__ uint32_t tile[TILE][TILE + 1]; /* [row][kk] */
     /* destination columns this grid covers: the split writes two per source column */
     const int64_t cols = MODE == SPLIT ? r.k_lo : r.ld_dst;
     const int64_t tiles_r = (r.rows + TILE - 1) / TILE, tiles_c = (cols + TILE - 1) / TILE;
-    const bool e4m3 = r.src_fmt == GK_F8_E4M3FN;
+    const bool scaled = r.scale_kind != GK_REPACK_SCALE_NONE;
     for (int64_t tr = blockIdx.y; tr < tiles_r; tr += gridDim.y)
         for (int64_t tc = blockIdx.x; tc < tiles_c; tc += gridDim.x) {
             const int64_t r0 = tr * TILE, c0 = tc * TILE;
@@ -76,10 +93,16 @@ template <int MODE, int SIZE> __global__ void repack_kernel(const gk_repack r) {
                     const int64_t at = row * r.ld_dst + kk;
                     if (MODE == COPY) {
                         store_bits<OUT>(r.dst, at, v);
-                    } else if (MODE == FP8_TO_BF16) {
-                        const float x =
-                            e4m3 ? gk_decode_e4m3fn((uint8_t)v) : gk_decode_e5m2((uint8_t)v);
-                        store_bits<OUT>(r.dst, at, in ? __float_as_uint(x) >> 16 : 0u);
+                    } else if (MODE == CONVERT) {
+                        uint32_t out = 0u; /* padding: zeros, never a scale times zero */
+                        if (in) {
+                            float x = gk_decode_scalar(r.src_fmt, v);
+                            if (scaled) x *= block_scale(r, row, kk);
+                            out = OUT == 1   ? gk_encode_e4m3fn(x, 0)
+                                  : OUT == 2 ? gk_encode_bf16(x, 0)
+                                             : __float_as_uint(x);
+                        }
+                        store_bits<OUT>(r.dst, at, out);
                     } else {
                         const float x = __uint_as_float(v), hi = gk_mixed::tf32_rna(x);
                         const float lo = gk_mixed::tf32_rna(x - hi);
@@ -100,6 +123,35 @@ template <int MODE, int SIZE> cudaError_t launch(const gk_repack &r, cudaStream_
     return cudaGetLastError();
 }
 
+/* Per-row scales, rows x kb (row stride kb) -> dst[j * ld_dst + r], through 32 x 32 tiles in
+ * shared memory ([r][j], padded by one word against bank conflicts). The rows (long) run along
+ * grid x, the blocks along grid y. A tile is read as one run of its rows' w = min(32, kb - j0)
+ * scales, so a short row (kb < 32, the common case) still gives contiguous loads; it is written
+ * along r, contiguous in dst. Rows [rows, ld_dst) get zeros. */
+__global__ void scales_transpose_kernel(const void *src, int e8m0, int64_t rows, int64_t kb,
+                                        float *dst, int64_t ld_dst) {
+    __shared__ float tile[TX][TX + 1];
+    const int64_t tiles_r = (ld_dst + TX - 1) / TX, tiles_j = (kb + TX - 1) / TX;
+    for (int64_t tj = blockIdx.y; tj < tiles_j; tj += gridDim.y)
+        for (int64_t tr = blockIdx.x; tr < tiles_r; tr += gridDim.x) {
+            const int64_t r0 = tr * TX, j0 = tj * TX;
+            const int w = (int)(kb - j0 < TX ? kb - j0 : TX);
+            for (int e = threadIdx.y * TX + threadIdx.x; e < TX * w; e += TX * TY) {
+                const int i = e / w, jj = e % w;
+                const int64_t at = (r0 + i) * kb + j0 + jj;
+                if (r0 + i < rows)
+                    tile[i][jj] = e8m0 ? gk_decode_e8m0fnu(static_cast<const uint8_t *>(src)[at])
+                                       : static_cast<const float *>(src)[at];
+            }
+            __syncthreads();
+            for (int i = threadIdx.y; i < w; i += TY) {
+                const int64_t r = r0 + threadIdx.x;
+                if (r < ld_dst) dst[(j0 + i) * ld_dst + r] = r < rows ? tile[threadIdx.x][i] : 0.0f;
+            }
+            __syncthreads(); /* the tile is reused by the next iteration */
+        }
+}
+
 /* Threads run along the contiguous rows of C; beta == 0 never loads C. */
 __global__ void scale_c_kernel(void *c, gk_format tc, int64_t rows, int64_t cols, int64_t ldc,
                                float beta) {
@@ -113,15 +165,54 @@ __global__ void scale_c_kernel(void *c, gk_format tc, int64_t rows, int64_t cols
 
 cudaError_t gk_repack_operand(const gk_repack &r, cudaStream_t stream) {
     if (r.k_lo > 0) return launch<SPLIT, 4>(r, stream);
-    if (r.src_fmt != r.dst_fmt) return launch<FP8_TO_BF16, 1>(r, stream);
-    switch (gk_format_size(r.src_fmt)) {
-    case 1:
-        return launch<COPY, 1>(r, stream);
-    case 2:
-        return launch<COPY, 2>(r, stream);
-    default:
-        return launch<COPY, 4>(r, stream);
+    const bool scaled = r.scale_kind != GK_REPACK_SCALE_NONE;
+    if (r.src_fmt == r.dst_fmt && !scaled) {
+        switch (gk_format_size(r.src_fmt)) {
+        case 1:
+            return launch<COPY, 1>(r, stream);
+        case 2:
+            return launch<COPY, 2>(r, stream);
+        case 4:
+            return launch<COPY, 4>(r, stream);
+        default: /* FP6/FP4 codes: converted only (below) */
+            break;
+        }
     }
+    /* conversions of one-byte codes (mixed.h lists them) */
+    const gk_format s = r.src_fmt;
+    const bool code = s == GK_F8_E4M3FN || s == GK_F8_E5M2 || s == GK_F6_E2M3FN ||
+                      s == GK_F6_E3M2FN || s == GK_F4_E2M1FN;
+    if (!code) return cudaErrorInvalidValue;
+    if (scaled) {
+        const bool rowwise =
+            r.scale_kind == GK_REPACK_SCALE_ROW_F32 || r.scale_kind == GK_REPACK_SCALE_ROW_E8M0;
+        if (r.scale == nullptr || r.scale_ld <= 0 ||
+            (r.scale_kind != GK_REPACK_SCALE_BLK128_F32 && !rowwise) ||
+            (rowwise && r.scale_group != 32 && r.scale_group != 128))
+            return cudaErrorInvalidValue;
+    }
+    switch (r.dst_fmt) {
+    case GK_F8_E4M3FN: /* exact re-encoding only */
+        if (scaled || s == GK_F8_E5M2) return cudaErrorInvalidValue;
+        return launch<CONVERT, 1>(r, stream);
+    case GK_BF16:
+        return launch<CONVERT, 2>(r, stream);
+    case GK_F32:
+        return launch<CONVERT, 4>(r, stream);
+    default:
+        return cudaErrorInvalidValue;
+    }
+}
+
+cudaError_t gk_scales_transpose(const void *src, int e8m0, int64_t rows, int64_t kb, float *dst,
+                                int64_t ld_dst, cudaStream_t stream) {
+    if (rows < 0 || kb < 0 || ld_dst < rows || ld_dst % 4) return cudaErrorInvalidValue;
+    if (ld_dst == 0 || kb == 0) return cudaSuccess;
+    const int64_t tiles_r = (ld_dst + TX - 1) / TX, tiles_j = (kb + TX - 1) / TX;
+    const dim3 grid((unsigned)(tiles_r < MAX_GRID_X ? tiles_r : MAX_GRID_X),
+                    (unsigned)(tiles_j < MAX_GRID_Y ? tiles_j : MAX_GRID_Y));
+    scales_transpose_kernel<<<grid, dim3(TX, TY), 0, stream>>>(src, e8m0, rows, kb, dst, ld_dst);
+    return cudaGetLastError();
 }
 
 cudaError_t gk_scale_c(void *c, gk_format tc, int64_t rows, int64_t cols, int64_t ldc, float beta,

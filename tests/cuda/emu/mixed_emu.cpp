@@ -2,12 +2,12 @@
  * mixed_emu.cpp — the tensor-core kernels of the mixed-precision GEMM in the emulated core test
  * (test_core_emulated.sh), which cannot run their inline PTX on the CPU: the sm_90a kernel
  * (src/cuda/hopper/) and the mma.sync kernel (src/cuda/mixed/mma.cu) are replaced by one float64
- * loop over the contract of src/cuda/hopper/hopper.h, with each kernel's acceptance rules checked
- * first. So the dispatcher (src/cuda/core/gemm_ex.cu) runs every path on the CPU: its mapping of
- * layouts and transpositions, the repack, conversion and split kernels (real, emulated), the
- * workspace, the SIMT kernel; what the emulation cannot check is the tensor-core kernels
- * themselves (the GPU run does). Also gk_format_name, whose module (src/formats/) the emulated
- * build does not compile.
+ * loop over the contract of src/cuda/hopper/hopper.h (block scales included), with each kernel's
+ * acceptance rules checked first. So the dispatchers (src/cuda/core/gemm_ex.cu, gemm_scaled.cu)
+ * run every path on the CPU: their mapping of layouts and transpositions, the repack, conversion,
+ * split and scale-transpose kernels (real, emulated), the workspace, the SIMT kernel; what the
+ * emulation cannot check is the tensor-core kernels themselves (the GPU run does). Also
+ * gk_format_name, whose module (src/formats/) the emulated build does not compile.
  */
 #include <cmath>
 
@@ -28,6 +28,14 @@ static double element(const void *x, int64_t ld, int mn_major, gk_format t, int6
     return gk_mixed::load(x, mn_major ? kk * ld + r : r * ld + kk, t);
 }
 
+/* The block scale of operand row r at K index kk (hopper.h: GK_TCS_ROW transposed, GK_TCS_BLK128
+ * in the caller's order), 1 without scales. */
+static double block_scale(const gk_tc_scales &s, int64_t r, int64_t kk) {
+    if (s.kind == GK_TCS_ROW) return s.s[kk / 128 * s.ld + r];
+    if (s.kind == GK_TCS_BLK128) return s.s[r / 128 * s.ld + kk / 128];
+    return 1.0;
+}
+
 /* The contract of hopper.h, computed in float64, stored as the kernels store (elem.cuh). */
 static cudaError_t reference(const gk_tc_problem &p) {
     const float alpha = gk_mixed::alpha_scaled(p.alpha, p.scale_a, p.scale_b);
@@ -37,7 +45,7 @@ static cudaError_t reference(const gk_tc_problem &p) {
             for (int64_t kk = 0; kk < p.k; kk++) {
                 const double a = element(p.a, p.lda, p.a_mn_major, p.ta, i, kk);
                 const double b = element(p.b, p.ldb, p.b_mn_major, p.tb, j, kk);
-                acc += a * b;
+                acc += a * b * block_scale(p.bs_a, i, kk) * block_scale(p.bs_b, j, kk);
                 if (p.k_lo > 0) /* 3xTF32: lo * hi + hi * lo */
                     acc += element(p.a, p.lda, 0, p.ta, i, p.k_lo + kk) * b +
                            a * element(p.b, p.ldb, 0, p.tb, j, p.k_lo + kk);
@@ -52,6 +60,24 @@ static bool tma_operand(const void *x, int64_t ld, int mn_major, gk_format t) {
     return (uintptr_t)x % 16 == 0 && ld * size % 16 == 0 && (!mn_major || size == 2);
 }
 
+/* The sm_90a kernel's block-scale rules (src/cuda/hopper/gemm_sm90.cu): E4M3 pairs; per-row
+ * scales on A and 128x128 ones on B or the reverse; per-row scales 16-byte aligned with ld a
+ * multiple of 4, 128x128 ones float-aligned. */
+static bool block_scales_ok(const gk_tc_problem &p) {
+    const int a = p.bs_a.kind, b = p.bs_b.kind;
+    if (a == GK_TCS_NONE && b == GK_TCS_NONE) return true;
+    if (p.ta != GK_F8_E4M3FN || p.tb != GK_F8_E4M3FN) return false;
+    const bool config =
+        (a == GK_TCS_ROW && b == GK_TCS_BLK128) || (a == GK_TCS_BLK128 && b == GK_TCS_ROW);
+    if (!config) return false;
+    for (const gk_tc_scales *x : {&p.bs_a, &p.bs_b}) {
+        if (!x->s || x->ld <= 0) return false;
+        if (x->kind == GK_TCS_ROW && ((uintptr_t)x->s % 16 || x->ld % 4)) return false;
+        if (x->kind == GK_TCS_BLK128 && (uintptr_t)x->s % 4) return false;
+    }
+    return true;
+}
+
 /* hopper.h's rules for the sm_90a kernel. */
 int gk_hopper_supports(const gk_tc_problem &p, int sm) {
     const bool fp8a = p.ta == GK_F8_E4M3FN || p.ta == GK_F8_E5M2,
@@ -63,7 +89,7 @@ int gk_hopper_supports(const gk_tc_problem &p, int sm) {
     return sm == 90 && types && split_ok && p.m > 0 && p.n > 0 && p.k > 0 &&
            (p.tc == GK_F32 || p.tc == GK_BF16 || p.tc == GK_F16) &&
            tma_operand(p.a, p.lda, p.a_mn_major, p.ta) &&
-           tma_operand(p.b, p.ldb, p.b_mn_major, p.tb);
+           tma_operand(p.b, p.ldb, p.b_mn_major, p.tb) && block_scales_ok(p);
 }
 
 cudaError_t gk_hopper_gemm(const gk_tc_problem &p, const gk_launch_env &env) {
@@ -80,6 +106,7 @@ cudaError_t gk_mma_gemm(const gk_tc_problem &p, const gk_launch_env &env) {
     const bool rows = !p.a_mn_major && !p.b_mn_major && (uintptr_t)p.a % 16 == 0 &&
                       (uintptr_t)p.b % 16 == 0 && p.lda * size % 16 == 0 &&
                       p.ldb * size % 16 == 0 && p.k_lo == 0;
-    if (env.sm < 80 || !type || !rows) return cudaErrorInvalidValue;
+    const bool unscaled = p.bs_a.kind == GK_TCS_NONE && p.bs_b.kind == GK_TCS_NONE;
+    if (env.sm < 80 || !type || !rows || !unscaled) return cudaErrorInvalidValue;
     return reference(p);
 }

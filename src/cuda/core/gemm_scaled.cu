@@ -1,0 +1,331 @@
+/*
+ * gemm_scaled.cu — gk_cuda_gemm_scaled, the block-scaled GEMM on device memory (1x128 / 128x128
+ * float32 scales, OCP MX E8M0 scales per 32 of K): argument checks, the mapping of the call onto
+ * the tensor-core problem of src/cuda/hopper/hopper.h with its block scales, and the choice of
+ * path (docs/cuda.md, "Block-scaled GEMM"; the scale layouts: include/gemmkit.h, docs/formats.md).
+ *
+ * The normalisation is gk_cuda_gemm_ex's (gemm_ex.cu's file comment): the kernel's A is the
+ * caller's op(B)^T in a column-major call and op(A) in a row-major one, so its rows are the
+ * caller's n (scales b_scale) or m (scales a_scale), and the kernel's B the other one. A caller's
+ * A carries per-row scales (1x128 or MX); a caller's B carries 128x128 blocks (BLOCK128) or
+ * per-column scales (MX), which are per-row scales of the kernel operand that stores it K-major.
+ *
+ * Paths, the first that takes the call (GEMMKIT_CUDA_TC_PATH holds a context to one of them):
+ *   hopper  BLOCK128 on sm_90a: the block-scaled FP8 kernel on the operands as stored, the per-row
+ *           scales transposed into the workspace (the form its producer loads with each stage);
+ *   repack  the same after copying into the workspace (K-major) an operand the TMA cannot read
+ *           as stored (MN-major, or off its 16-byte alignment);
+ *   decoded both operands decoded with their scales into the workspace, K-major: to BF16 for MX
+ *           (exact while every scaled element is a BF16 normal or subnormal: docs/formats.md),
+ *           to float32 for BLOCK128 (one rounding of code * scale); then, for BF16, the sm_90a
+ *           kernel (the hopper and repack paths of an MX call) or the mma.sync kernel (sm_80+)
+ *           or the SIMT kernel; for float32, 3xTF32 on the mma.sync kernel or the SIMT kernel.
+ * MX never takes the FP8 kernel: a scale per 32 of K is a scale per wgmma, and multiplying each
+ * wgmma's result into float32 measured slower than decoding to BF16 (docs/cuda.md,
+ * "Block-scaled GEMM"). Pairs with E5M2 have no block-scaled FP8 kernel either: they are decoded.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cuda/core/core.h"
+#include "cuda/hopper/hopper.h"
+#include "cuda/mixed/mixed.h"
+#include "formats/gemm_scaled.h"
+
+namespace {
+
+const char WHO[] = "gk_cuda_gemm_scaled";
+
+const char *name_of(gk_format f) {
+    const char *s = gk_format_name(f);
+    return s ? s : "?";
+}
+
+int64_t round_up(int64_t x, int64_t to) {
+    return (x + to - 1) / to * to;
+}
+
+/* One operand of the kernel's problem: where it comes from and how its scales are stored. */
+struct Operand {
+    const void *x; /* codes as stored */
+    int64_t ld;
+    int mn_major;
+    gk_format fmt;
+    int64_t rows;
+    const void *scale; /* the caller's array */
+    bool caller_a;     /* per-row scales (1x128 or MX); else 128x128 blocks or MX per column */
+};
+
+/* Bytes of the caller's scale array of an operand with `rows` rows. */
+int64_t scale_bytes(const Operand &o, bool mx, int64_t kb) {
+    if (mx) return o.rows * kb;
+    return (o.caller_a ? o.rows : (o.rows + 127) / 128) * kb * 4;
+}
+
+/* A workspace carve-out: offsets from the start of the workspace, 256-byte aligned. */
+struct Carve {
+    int64_t at = GK_SCRATCH_FLAG_BYTES;
+    bool overflow = false;
+    int64_t take(int64_t rows, int64_t cols, int64_t size) {
+        int64_t b;
+        if (__builtin_mul_overflow(rows, cols, &b) || __builtin_mul_overflow(b, size, &b) ||
+            b > INT64_MAX / 8 || at > INT64_MAX / 4) {
+            overflow = true;
+            return 0;
+        }
+        const int64_t off = at;
+        at += round_up(b, 256);
+        return off;
+    }
+};
+
+const char *const PATH_NAMES[] = {"auto", "hopper", "repack", "mma", "simt"};
+
+struct Call {
+    gk_cuda_ctx *ctx;
+    gk_layout layout;
+    gk_trans transa, transb;
+    int64_t m, n, k;
+    gk_format at, bt, ct;
+    bool mx;
+};
+
+void log_call(const Call &cl, const char *path, const char *detail) {
+    fprintf(stderr, "gemmkit: %s %s %c%c m=%lld n=%lld k=%lld a=%s b=%s c=%s scaling=%s path=%s%s\n",
+            WHO, cl.layout == GK_ROW_MAJOR ? "row" : "col", cl.transa == GK_NO_TRANS ? 'N' : 'T',
+            cl.transb == GK_NO_TRANS ? 'N' : 'T', (long long)cl.m, (long long)cl.n,
+            (long long)cl.k, name_of(cl.at), name_of(cl.bt), name_of(cl.ct),
+            cl.mx ? "mx" : "block128", path, detail);
+}
+
+/* The block-scaled FP8 kernel (hopper and repack paths). *declined: nothing queued, the kernel
+ * does not take the problem (or `copy` is false and an operand would need a copy). */
+gk_status run_fp8_kernel(const Call &cl, gk_tc_problem p, const Operand op[2], bool copy,
+                         bool *declined) {
+    gk_cuda_ctx *const ctx = cl.ctx;
+    *declined = true;
+    const int64_t kb = (p.k + 127) / 128;
+    if (cl.mx) return GK_SUCCESS;
+    /* Which operands go through the workspace: those the TMA cannot read as stored. Only E4M3
+     * pairs have a block-scaled instantiation. */
+    bool need[2];
+    for (int o = 0; o < 2; o++) {
+        need[o] = (uintptr_t)op[o].x % 16 || op[o].ld % 16 || op[o].mn_major;
+        if (op[o].fmt != GK_F8_E4M3FN || (need[o] && !copy)) return GK_SUCCESS;
+    }
+    Carve cv;
+    int64_t s_off[2] = {0, 0}, s_ld[2] = {0, 0}, x_off[2] = {0, 0};
+    const int64_t x_ld = round_up(p.k, 128);
+    for (int o = 0; o < 2; o++) {
+        if (op[o].caller_a) { /* per-row scales, transposed */
+            s_ld[o] = round_up(op[o].rows, 4);
+            s_off[o] = cv.take(kb, s_ld[o], 4);
+        }
+        if (need[o]) x_off[o] = cv.take(op[o].rows, x_ld, 1);
+    }
+    if (cv.overflow || (uint64_t)cv.at > SIZE_MAX / 2)
+        return gk_fail(GK_ERR_OVERFLOW, "%s: the workspace overflows size_t", WHO);
+    gk_tc_problem q = p;
+    gk_tc_scales *bs[2] = {&q.bs_a, &q.bs_b};
+    for (int o = 0; o < 2; o++) {
+        /* provisional pointers (offsets) for the support test; real ones after the allocation */
+        const bool row = s_ld[o] > 0;
+        *bs[o] = gk_tc_scales{row ? GK_TCS_ROW : GK_TCS_BLK128,
+                              row ? (const float *)(uintptr_t)(256 + s_off[o])
+                                  : (const float *)op[o].scale,
+                              row ? s_ld[o] : kb};
+        if (need[o]) {
+            (o ? q.b : q.a) = (const void *)(uintptr_t)(256 + x_off[o]);
+            (o ? q.ldb : q.lda) = x_ld;
+            (o ? q.b_mn_major : q.a_mn_major) = 0;
+        }
+    }
+    if (!gk_hopper_supports(q, ctx->sm)) return GK_SUCCESS;
+    *declined = false;
+    gk_status st = gk_cuda_workspace(ctx, (size_t)cv.at, WHO);
+    if (st != GK_SUCCESS) return st;
+    char *ws = reinterpret_cast<char *>(ctx->work);
+    cudaError_t err = cudaSuccess;
+    for (int o = 0; o < 2 && err == cudaSuccess; o++) {
+        if (s_ld[o] > 0) {
+            float *dst = reinterpret_cast<float *>(ws + s_off[o]);
+            bs[o]->s = dst;
+            err = gk_scales_transpose(op[o].scale, 0, op[o].rows, kb, dst, s_ld[o], ctx->stream);
+        }
+        if (err == cudaSuccess && need[o]) {
+            void *dst = ws + x_off[o];
+            (o ? q.b : q.a) = dst;
+            gk_repack r = {};
+            r.src = op[o].x, r.ld_src = op[o].ld, r.src_mn_major = op[o].mn_major;
+            r.src_fmt = op[o].fmt, r.rows = op[o].rows, r.k = p.k;
+            r.dst = dst, r.ld_dst = x_ld, r.dst_fmt = GK_F8_E4M3FN;
+            err = gk_repack_operand(r, ctx->stream);
+        }
+    }
+    if (err != cudaSuccess) return gk_cuda_status(WHO, "scale/repack kernel launch", err);
+    gk_launch_env env;
+    env.stream = ctx->stream, env.sm = ctx->sm, env.sm_count = ctx->sm_count;
+    env.scratch = nullptr;
+    err = gk_hopper_gemm(q, env);
+    if (err == cudaSuccess) err = cudaGetLastError();
+    if (err != cudaSuccess) return gk_cuda_status(WHO, "hopper", err);
+    if (ctx->verbose) {
+        char detail[96] = "";
+        if (need[0] || need[1])
+            snprintf(detail, sizeof detail, " (copied K-major: kernel %s%s%s)",
+                     need[0] ? "A" : "", need[0] && need[1] ? ", " : "", need[1] ? "B" : "");
+        log_call(cl, copy ? "repack+hopper" : "hopper", detail);
+    }
+    return GK_SUCCESS;
+}
+
+/* The decoding paths: both operands decoded with their scales into the workspace, then a kernel
+ * of the mixed-precision GEMM on the plain product (file comment). */
+gk_status run_decoded(const Call &cl, gk_tc_problem p, const Operand op[2], int path) {
+    gk_cuda_ctx *const ctx = cl.ctx;
+    const gk_format to = cl.mx ? GK_BF16 : GK_F32;
+    const int64_t size = gk_format_size(to);
+    const int64_t ld = round_up(p.k, 128 / size), group = cl.mx ? 32 : 128;
+    const int64_t kb = (p.k + group - 1) / group;
+    Carve cv;
+    int64_t off[2];
+    for (int o = 0; o < 2; o++)
+        off[o] = cv.take(op[o].rows, ld, size);
+    if (cv.overflow || (uint64_t)cv.at > SIZE_MAX / 2)
+        return gk_fail(GK_ERR_OVERFLOW, "%s: the workspace overflows size_t", WHO);
+    gk_status st = gk_cuda_workspace(ctx, (size_t)cv.at, WHO);
+    if (st != GK_SUCCESS) return st;
+    char *ws = reinterpret_cast<char *>(ctx->work);
+    gk_tc_problem q = p;
+    q.ta = q.tb = to;
+    for (int o = 0; o < 2; o++) {
+        gk_repack r = {};
+        r.src = op[o].x, r.ld_src = op[o].ld, r.src_mn_major = op[o].mn_major;
+        r.src_fmt = op[o].fmt, r.rows = op[o].rows, r.k = p.k;
+        r.dst = ws + off[o], r.ld_dst = ld, r.dst_fmt = to;
+        r.scale = op[o].scale, r.scale_group = (int)group, r.scale_ld = kb;
+        r.scale_kind = cl.mx              ? GK_REPACK_SCALE_ROW_E8M0
+                       : op[o].caller_a   ? GK_REPACK_SCALE_ROW_F32
+                                          : GK_REPACK_SCALE_BLK128_F32;
+        const cudaError_t err = gk_repack_operand(r, ctx->stream);
+        if (err != cudaSuccess) return gk_cuda_status(WHO, "repack kernel launch", err);
+        (o ? q.b : q.a) = r.dst;
+        (o ? q.ldb : q.lda) = ld;
+        (o ? q.b_mn_major : q.a_mn_major) = 0;
+    }
+    gk_launch_env env;
+    env.stream = ctx->stream, env.sm = ctx->sm, env.sm_count = ctx->sm_count;
+    env.scratch = nullptr;
+    const char *name;
+    cudaError_t err;
+    const bool any = path == GK_TC_AUTO;
+    if ((any || path == GK_TC_HOPPER || path == GK_TC_REPACK) && gk_hopper_supports(q, ctx->sm)) {
+        name = "decoded+hopper", err = gk_hopper_gemm(q, env);
+    } else if ((any || path == GK_TC_MMA) && ctx->sm >= 80) {
+        name = "decoded+mma", err = gk_mma_gemm(q, env);
+    } else {
+        name = "decoded+simt", err = gk_simt_gemm(q, env);
+    }
+    if (err == cudaSuccess) err = cudaGetLastError();
+    if (err != cudaSuccess) return gk_cuda_status(WHO, name, err);
+    if (ctx->verbose)
+        log_call(cl, name, cl.mx ? " (decoded to bfloat16)" : " (decoded to float32)");
+    return GK_SUCCESS;
+}
+
+} // namespace
+
+gk_status gk_cuda_gemm_scaled(gk_cuda_ctx *ctx, gk_layout layout, gk_trans transa,
+                              gk_trans transb, int64_t m, int64_t n, int64_t k, float alpha,
+                              gk_format atype, const void *a, int64_t lda, const void *a_scale,
+                              gk_format btype, const void *b, int64_t ldb, const void *b_scale,
+                              gk_scaling scaling, float beta, gk_format ctype, void *c,
+                              int64_t ldc) {
+    gk_clear_error();
+    if (ctx == NULL) return gk_fail(GK_ERR_INVALID_VALUE, "%s: ctx is NULL", WHO);
+    gk_status st = gk_check_scaled_formats(WHO, (int)scaling, (int)atype, (int)btype, (int)ctype);
+    if (st != GK_SUCCESS) return st;
+    const int csz = gk_format_size(ctype);
+    gk_gemm_args g;
+    st = gk_check_gemm_sized(WHO, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                             ldc, 1, 1, csz, &g);
+    if (st != GK_SUCCESS) return st;
+    if (g.m == 0 || g.n == 0) return GK_SUCCESS;
+    const bool scale_only = gk_gemm_is_scale_only(&g);
+    const bool mx = scaling == GK_SCALING_MX;
+    if ((uintptr_t)c % (uintptr_t)csz)
+        return gk_fail(GK_ERR_INVALID_POINTER,
+                       "%s: c (%p) is not aligned to its element size (%d bytes)", WHO, c, csz);
+    if (!scale_only) {
+        if ((st = gk_check_scale_arrays(WHO, scaling, m, n, k, a_scale, b_scale))) return st;
+        const void *sc[2] = {a_scale, b_scale};
+        const char *names[2] = {"a_scale", "b_scale"};
+        for (int i = 0; i < 2; i++) {
+            if (!mx && (uintptr_t)sc[i] % 4)
+                return gk_fail(GK_ERR_INVALID_POINTER,
+                               "%s: %s (%p) is not aligned to its element size (4 bytes)", WHO,
+                               names[i], sc[i]);
+        }
+    }
+    const Call cl = {ctx, layout, transa, transb, m, n, k, atype, btype, ctype, mx};
+
+    gk_device_guard guard(ctx->device);
+    if (guard.error() != cudaSuccess) return gk_cuda_status(WHO, "cudaSetDevice", guard.error());
+    if (scale_only && g.beta == 1.0f) return GK_SUCCESS;
+    const bool row = layout == GK_ROW_MAJOR;
+    /* the normalised A is the caller's B in a row-major call */
+    const gk_format ga_t = row ? btype : atype, gb_t = row ? atype : btype;
+    const void *ga_s = row ? b_scale : a_scale, *gb_s = row ? a_scale : b_scale;
+    /* kernel A = normalised op(B)^T (rows g.n), kernel B = normalised op(A)^T (rows g.m) */
+    const Operand op[2] = {{g.b, g.ldb, g.transb, gb_t, g.n, gb_s, row},
+                           {g.a, g.lda, !g.transa, ga_t, g.m, ga_s, !row}};
+    const int64_t kb = (g.k + (mx ? 31 : 127)) / (mx ? 32 : 128);
+    if (ctx->checks) {
+        st = gk_cuda_check_call_sized(ctx, WHO, row, &g, 1, 1, csz);
+        for (int o = 0; o < 2 && st == GK_SUCCESS && !scale_only; o++)
+            st = gk_cuda_check_buffer(ctx, WHO, op[o].caller_a ? "a_scale" : "b_scale",
+                                      op[o].scale, scale_bytes(op[o], mx, kb));
+        if (st != GK_SUCCESS) return st;
+    }
+    if (scale_only) {
+        const cudaError_t err = gk_scale_c(g.c, ctype, g.n, g.m, g.ldc, g.beta, ctx->stream);
+        if (err != cudaSuccess) return gk_cuda_status(WHO, "scale kernel launch", err);
+        if (ctx->verbose) log_call(cl, "scale", "");
+        return GK_SUCCESS;
+    }
+
+    gk_tc_problem p;
+    p.m = g.n, p.n = g.m, p.k = g.k;
+    p.ta = gb_t, p.tb = ga_t, p.tc = ctype;
+    p.a = op[0].x, p.lda = op[0].ld, p.a_mn_major = op[0].mn_major;
+    p.b = op[1].x, p.ldb = op[1].ld, p.b_mn_major = op[1].mn_major;
+    p.c = g.c, p.ldc = g.ldc;
+    p.alpha = g.alpha, p.beta = g.beta;
+    p.scale_a = p.scale_b = nullptr;
+    p.fp8_fast_accum = 0;
+    p.k_lo = 0;
+
+    const int path = ctx->tc_path;
+    bool declined = true;
+    if (path == GK_TC_AUTO || path == GK_TC_HOPPER || path == GK_TC_REPACK) {
+        if (path != GK_TC_REPACK) {
+            st = run_fp8_kernel(cl, p, op, false, &declined);
+            if (st != GK_SUCCESS || !declined) return st;
+        }
+        st = run_fp8_kernel(cl, p, op, true, &declined);
+        if (st != GK_SUCCESS || !declined) return st;
+        /* MX on sm_90a: decoded to BF16 for the sm_90a kernel */
+        if (mx && ctx->sm == 90 && path != GK_TC_AUTO) return run_decoded(cl, p, op, path);
+        if (path != GK_TC_AUTO)
+            return gk_fail(GK_ERR_UNSUPPORTED,
+                           "%s: GEMMKIT_CUDA_TC_PATH=%s: the sm_90a block-scaled kernel does not "
+                           "run this call on device %d (sm_%d)",
+                           WHO, PATH_NAMES[path], ctx->device, ctx->sm);
+    }
+    if (path == GK_TC_MMA && ctx->sm < 80)
+        return gk_fail(GK_ERR_UNSUPPORTED,
+                       "%s: GEMMKIT_CUDA_TC_PATH=mma: the mma.sync kernel needs sm_80, device %d "
+                       "is sm_%d",
+                       WHO, ctx->device, ctx->sm);
+    return run_decoded(cl, p, op, path);
+}
