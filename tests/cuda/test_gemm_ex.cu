@@ -33,76 +33,10 @@
  * its sizes to about 70 (for compute-sanitizer, and for the CPU emulation of the same program,
  * test_gemm_ex_emulated.sh).
  */
-#include <cuda_runtime.h>
 #include <float.h>
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
-#include <vector>
-
-#include "check.h"
-#include "formats/scalar.h"
-#include "gemmkit.h"
-extern "C" {
-#include "ref.h"
-}
-
-static int g_have_device, g_sm;
-static int g_small; /* --small: sizes up to about 70 (compute-sanitizer, the CPU emulation) */
-
-#define NEED_DEVICE()                                                                              \
-    do {                                                                                           \
-        if (!g_have_device) T_SKIP("no CUDA device");                                              \
-    } while (0)
-
-/* ---- paths --------------------------------------------------------------------------------- */
-
-enum { P_AUTO, P_HOPPER, P_REPACK, P_MMA, P_SIMT, NPATH };
-static const char *const PATHS[NPATH] = {"auto", "hopper", "repack", "mma", "simt"};
-static gk_cuda_ctx *g_ctx[NPATH];
-static char g_unavailable[NPATH][300]; /* why a path cannot run on this device, "" if it can */
-
-/* Whether the calls of a context run on the sm_90a kernel (for the TF32 and FP8 bounds). */
-static bool on_hopper(int path) {
-    return path == P_HOPPER || path == P_REPACK || (path == P_AUTO && !g_unavailable[P_HOPPER][0]);
-}
-
-static gk_cuda_ctx *make_ctx(const char *path, int verbose) {
-    setenv("GEMMKIT_CUDA_TC_PATH", path, 1);
-    if (verbose) setenv("GEMMKIT_VERBOSE", "1", 1);
-    gk_cuda_ctx *ctx = NULL;
-    const gk_status st = gk_cuda_create(&ctx, 0, NULL);
-    unsetenv("GEMMKIT_CUDA_TC_PATH");
-    if (verbose) unsetenv("GEMMKIT_VERBOSE");
-    return st == GK_SUCCESS ? ctx : NULL;
-}
-
-/* ---- formats (values from src/formats/scalar.h) --------------------------------------------- */
-
-static int size_of(gk_format f) {
-    return f == GK_F32 || f == GK_TF32 ? 4 : f == GK_BF16 || f == GK_F16 ? 2 : 1;
-}
-
-static uint32_t get_code(const std::vector<uint8_t> &buf, int64_t idx, int size) {
-    uint32_t v = 0;
-    memcpy(&v, &buf[(size_t)(idx * size)], (size_t)size); /* little-endian host */
-    return v;
-}
-
-static void put_code(std::vector<uint8_t> &buf, int64_t idx, int size, uint32_t code) {
-    memcpy(&buf[(size_t)(idx * size)], &code, (size_t)size);
-}
-
-static double value(gk_format f, uint32_t code) {
-    return gk_decode_scalar(f, code);
-}
-
-static uint32_t nan_code(gk_format f) {
-    return gk_encode_scalar(f, NAN, 0);
-}
+#include "cuda/tc_cases.h"
 
 /* ---- one case ------------------------------------------------------------------------------ */
 
@@ -129,92 +63,31 @@ static void case_str(const xcase &c, char *buf, size_t len) {
 }
 
 static const float SCALE_A = 0.5f, SCALE_B = 3.0f;
-static const double U_3XTF32 = 2.384185791015625e-07; /* 2^-22 (file comment) */
-enum { GUARD = 16 };
-
-/* A stored operand in the caller's layout: rows x cols, ld; NaN in the gaps. */
-struct operand {
-    gk_format f;
-    int64_t rows, cols, ld, off, len; /* len: elements of the buffer, off + span */
-    std::vector<uint8_t> codes;
-
-    int64_t index(gk_layout l, int64_t r, int64_t c) const {
-        return off + (l == GK_COL_MAJOR ? r + c * ld : r * ld + c);
-    }
-};
-
-static void make_operand(operand &o, gk_format f, gk_layout l, int64_t rows, int64_t cols,
-                         int64_t ld, int off, t_rng *rng) {
-    o.f = f, o.rows = rows, o.cols = cols, o.ld = ld, o.off = off;
-    o.len = off + (gkh_extent(l, rows, cols, ld) > 0 ? gkh_extent(l, rows, cols, ld) : 1);
-    const int size = size_of(f);
-    o.codes.assign((size_t)(o.len * size), 0);
-    for (int64_t i = 0; i < o.len; i++)
-        put_code(o.codes, i, size, nan_code(f));
-    for (int64_t r = 0; r < rows; r++)
-        for (int64_t c = 0; c < cols; c++) /* float32 values; every other format a code */
-            put_code(o.codes, o.index(l, r, c), size,
-                     gk_encode_scalar(f == GK_TF32 ? GK_F32 : f, t_rng_float(rng), 0));
-}
 
 struct xdata {
     xcase c;
-    operand a, b;
-    std::vector<uint8_t> c0; /* guard + C's span + guard, as before the call */
-    std::vector<double> r, s;
-    int64_t c_len, c_off;
+    operand a, b; /* NaN in the gaps */
+    cblock cb;
 };
-
-static int64_t c_index(const xdata &d, int64_t i, int64_t j) {
-    return d.c_off + (d.c.layout == GK_COL_MAJOR ? i + j * d.c.ldc : i * d.c.ldc + j);
-}
 
 static void make_data(xdata &d, const xcase &c, t_rng *rng) {
     d.c = c;
     const bool ta = c.ta != GK_NO_TRANS, tb = c.tb != GK_NO_TRANS;
-    make_operand(d.a, c.at, c.layout, ta ? c.k : c.m, ta ? c.m : c.k, c.lda, c.off_a, rng);
-    make_operand(d.b, c.bt, c.layout, tb ? c.n : c.k, tb ? c.k : c.n, c.ldb, c.off_b, rng);
-    const int cs = size_of(c.ct);
-    d.c_off = GUARD;
-    d.c_len = GUARD + gkh_extent(c.layout, c.m, c.n, c.ldc) + GUARD;
-    d.c0.resize((size_t)(d.c_len * cs));
-    for (size_t i = 0; i < d.c0.size(); i++) /* position-coded bytes around the block */
-        d.c0[i] = (uint8_t)(i * 131 + 7);
-    for (int64_t j = 0; j < c.n; j++)
-        for (int64_t i = 0; i < c.m; i++)
-            put_code(d.c0, c_index(d, i, j), cs,
-                     c.nan_c ? nan_code(c.ct) : gk_encode_scalar(c.ct, t_rng_float(rng), 0));
-    /* the reference, from the values as stored */
-    const double alpha = (double)c.alpha * (c.scales ? (double)SCALE_A * SCALE_B : 1.0);
-    d.r.assign((size_t)(c.m * c.n), 0.0), d.s.assign((size_t)(c.m * c.n), 0.0);
-    /* op(A) (m x k) and op(B)^T (n x k) decoded once, row by row */
-    const int as = size_of(c.at), bs = size_of(c.bt);
+    make_operand(d.a, c.at, c.layout, ta ? c.k : c.m, ta ? c.m : c.k, c.lda, c.off_a,
+                 gk_encode_scalar(c.at, NAN, 0), 1.0f, rng);
+    make_operand(d.b, c.bt, c.layout, tb ? c.n : c.k, tb ? c.k : c.n, c.ldb, c.off_b,
+                 gk_encode_scalar(c.bt, NAN, 0), 1.0f, rng);
+    make_c(d.cb, c.ct, c.layout, c.m, c.n, c.ldc, c.nan_c, rng);
+    /* the reference, from the values as stored: op(A) (m x k) and op(B)^T (n x k) decoded once */
     std::vector<double> av((size_t)(c.m * c.k)), bv((size_t)(c.n * c.k));
     for (int64_t p = 0; p < c.k; p++) {
         for (int64_t i = 0; i < c.m; i++)
-            av[(size_t)(i * c.k + p)] = value(
-                c.at, get_code(d.a.codes,
-                               ta ? d.a.index(c.layout, p, i) : d.a.index(c.layout, i, p), as));
+            av[(size_t)(i * c.k + p)] = gk_decode_scalar(c.at, d.a.op_code(c.layout, ta, i, p));
         for (int64_t j = 0; j < c.n; j++)
-            bv[(size_t)(j * c.k + p)] = value(
-                c.bt, get_code(d.b.codes,
-                               tb ? d.b.index(c.layout, j, p) : d.b.index(c.layout, p, j), bs));
+            bv[(size_t)(j * c.k + p)] = gk_decode_scalar(c.bt, d.b.op_code(c.layout, tb, p, j));
     }
-    for (int64_t i = 0; i < c.m; i++) {
-        for (int64_t j = 0; j < c.n; j++) {
-            const double *x = av.data() + i * c.k, *y = bv.data() + j * c.k;
-            double sum = 0.0, abs_sum = 0.0;
-            if (c.alpha != 0.0f)
-                for (int64_t p = 0; p < c.k; p++)
-                    sum += x[p] * y[p], abs_sum += fabs(x[p] * y[p]);
-            double want = alpha * sum, scale = fabs(alpha) * abs_sum;
-            if (c.beta != 0.0f) {
-                const double old = value(c.ct, get_code(d.c0, c_index(d, i, j), cs));
-                want += (double)c.beta * old, scale += fabs((double)c.beta * old);
-            }
-            d.r[(size_t)(i + j * c.m)] = want, d.s[(size_t)(i + j * c.m)] = scale;
-        }
-    }
+    const double alpha = (double)c.alpha * (c.scales ? (double)SCALE_A * SCALE_B : 1.0);
+    make_reference(d.cb, av, bv, c.k, alpha, c.beta);
 }
 
 /* The largest |C - R| accepted for one element (file comment). */
@@ -230,15 +103,6 @@ static double bound(const xcase &c, int path, double want, double scale) {
     return core + u_out * (fabs(want) + core) + tiny;
 }
 
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) {                                                                   \
-            snprintf(msg, len, "%s: %s", #x, cudaGetErrorString(e_));                              \
-            goto out;                                                                              \
-        }                                                                                          \
-    } while (0)
-
 /* Run case d on context ctx (path `path`) and verify. 0 on success, else 1 with msg. */
 static int run_case(gk_cuda_ctx *ctx, int path, const xdata &d, char *msg, size_t len) {
     const xcase &c = d.c;
@@ -246,7 +110,7 @@ static int run_case(gk_cuda_ctx *ctx, int path, const xdata &d, char *msg, size_
     uint8_t *da = NULL, *db = NULL, *dc = NULL;
     float *dscale = NULL;
     const float scales[2] = {SCALE_A, SCALE_B};
-    std::vector<uint8_t> out(d.c0.size()), back_a(d.a.codes.size()), back_b(d.b.codes.size());
+    std::vector<uint8_t> out(d.cb.c0.size()), back_a(d.a.codes.size()), back_b(d.b.codes.size());
     int rc = 1;
     gk_status st;
     gk_gemm_ex_opts opts;
@@ -255,11 +119,11 @@ static int run_case(gk_cuda_ctx *ctx, int path, const xdata &d, char *msg, size_
      */
     CK(cudaMalloc(&da, d.a.codes.size()));
     CK(cudaMalloc(&db, d.b.codes.size()));
-    CK(cudaMalloc(&dc, d.c0.size()));
+    CK(cudaMalloc(&dc, d.cb.c0.size()));
     CK(cudaMalloc(&dscale, sizeof scales));
     CK(cudaMemcpy(da, d.a.codes.data(), d.a.codes.size(), cudaMemcpyHostToDevice));
     CK(cudaMemcpy(db, d.b.codes.data(), d.b.codes.size(), cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(dc, d.c0.data(), d.c0.size(), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dc, d.cb.c0.data(), d.cb.c0.size(), cudaMemcpyHostToDevice));
     CK(cudaMemcpy(dscale, scales, sizeof scales, cudaMemcpyHostToDevice));
     CK(cudaDeviceSynchronize());
     if (c.scales) opts.scale_a = dscale, opts.scale_b = dscale + 1;
@@ -269,7 +133,7 @@ static int run_case(gk_cuda_ctx *ctx, int path, const xdata &d, char *msg, size_
         goto out;
     }
     st = gk_cuda_gemm_ex(ctx, c.layout, c.ta, c.tb, c.m, c.n, c.k, c.alpha, c.at, da + d.a.off * as,
-                         c.lda, c.bt, db + d.b.off * bs, c.ldb, c.beta, c.ct, dc + d.c_off * cs,
+                         c.lda, c.bt, db + d.b.off * bs, c.ldb, c.beta, c.ct, dc + d.cb.off * cs,
                          c.ldc, &opts);
     gk_cuda_set_fp32_mode(ctx, GK_FP32_SIMT);
     if (st != GK_SUCCESS) {
@@ -284,41 +148,10 @@ static int run_case(gk_cuda_ctx *ctx, int path, const xdata &d, char *msg, size_
         snprintf(msg, len, "A or B was written");
         goto out;
     }
-    {
-        std::vector<char> in_block((size_t)d.c_len, 0);
-        int64_t bad = 0;
-        double worst = -1.0;
-        for (int64_t j = 0; j < c.n; j++)
-            for (int64_t i = 0; i < c.m; i++) {
-                const int64_t idx = c_index(d, i, j);
-                in_block[(size_t)idx] = 1;
-                const double want = d.r[(size_t)(i + j * c.m)];
-                const double b = bound(c, path, want, d.s[(size_t)(i + j * c.m)]);
-                const double got = value(c.ct, get_code(out, idx, cs));
-                const double err = fabs(got - want);
-                if (!(err <= b)) {
-                    const double ratio = isnan(err) ? INFINITY : err / b;
-                    if (bad++ == 0 || ratio > worst) {
-                        worst = ratio;
-                        snprintf(msg, len, "C(%lld,%lld) = %.9g, want %.9g (err %.3g > bound %.3g)",
-                                 (long long)i, (long long)j, got, want, err, b);
-                    }
-                }
-            }
-        if (bad) {
-            char tail[64];
-            snprintf(tail, sizeof tail, "; %lld bad", (long long)bad);
-            strncat(msg, tail, len - strlen(msg) - 1);
-            goto out;
-        }
-        for (int64_t idx = 0; idx < d.c_len; idx++)
-            if (!in_block[(size_t)idx] &&
-                memcmp(&out[(size_t)(idx * cs)], &d.c0[(size_t)(idx * cs)], (size_t)cs) != 0) {
-                snprintf(msg, len, "C's buffer changed outside the block at element %lld",
-                         (long long)(idx - d.c_off));
-                goto out;
-            }
-    }
+    if (check_c(
+            d.cb, out, false,
+            [&](double want, double scale) { return bound(c, path, want, scale); }, msg, len))
+        goto out;
     rc = 0;
 out:
     cudaFree(da), cudaFree(db), cudaFree(dc), cudaFree(dscale);
@@ -344,10 +177,6 @@ static const combo COMBOS[] = {
 };
 enum { NCOMBO = sizeof COMBOS / sizeof COMBOS[0] };
 static const gk_format CTYPES[] = {GK_F32, GK_BF16, GK_F16};
-
-static int64_t round_to(int64_t x, int64_t to) {
-    return (x + to - 1) / to * to;
-}
 
 /* Every case of one combination and C type. */
 static std::vector<xcase> build_cases(const combo &cb, gk_format ct, t_rng *rng) {
@@ -763,6 +592,12 @@ static int bench(void) {
 }
 #endif
 
+/* A path is available when it takes a plain aligned BF16 product. */
+static gk_status probe(gk_cuda_ctx *ctx, uint8_t *x) {
+    return gk_cuda_gemm_ex(ctx, GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, 64, 64, 64, 1.0f, GK_BF16,
+                           x, 64, GK_BF16, x + 16384, 64, 0.0f, GK_F32, x + 32768, 64, NULL);
+}
+
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--small")) {
@@ -776,43 +611,8 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    g_have_device = gk_cuda_available();
-    if (g_have_device) {
-        int major = 0, minor = 0;
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);
-        g_sm = major * 10 + minor;
-        for (int p = 0; p < NPATH; p++) {
-            g_ctx[p] = make_ctx(PATHS[p], 0);
-            if (!g_ctx[p]) {
-                printf("FAIL setup: gk_cuda_create: %s\n", gk_last_error());
-                return 1;
-            }
-        }
-        /* a path is available when it takes a plain aligned BF16 product */
-        void *buf = NULL;
-        if (cudaMalloc(&buf, 3 * 64 * 64 * 4) != cudaSuccess) {
-            printf("FAIL setup: cudaMalloc\n");
-            return 1;
-        }
-        cudaMemset(buf, 0, 3 * 64 * 64 * 4);
-        for (int p = 0; p < NPATH; p++) {
-            char *x = (char *)buf;
-            const gk_status st = gk_cuda_gemm_ex(g_ctx[p], GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS,
-                                                 64, 64, 64, 1.0f, GK_BF16, x, 64, GK_BF16,
-                                                 x + 16384, 64, 0.0f, GK_F32, x + 32768, 64, NULL);
-            if (st == GK_ERR_UNSUPPORTED)
-                snprintf(g_unavailable[p], sizeof g_unavailable[p],
-                         "not on this device (sm_%d): %s", g_sm, gk_last_error());
-            else if (st != GK_SUCCESS) {
-                printf("FAIL setup: path %s: %s\n", PATHS[p], gk_last_error());
-                return 1;
-            }
-        }
-        cudaDeviceSynchronize();
-        cudaFree(buf);
-        run_combos();
-    }
+    if (setup_paths(probe)) return 1;
+    if (g_have_device) run_combos();
     T_RUN(null_context);
     T_RUN(bad_arguments);
     T_RUN(verbose_names_path);

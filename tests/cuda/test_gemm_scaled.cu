@@ -33,50 +33,10 @@
  * every case but shrinks its sizes (M, N to about 140, K to 128 plus its residue mod 32) for
  * compute-sanitizer and the CPU emulation of the same program (test_gemm_scaled_emulated.sh).
  */
-#include <cuda_runtime.h>
 #include <float.h>
-#include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include <vector>
-
-#include "check.h"
 #include "cuda/mixed/mixed.h"
-#include "formats/scalar.h"
-#include "gemmkit.h"
-extern "C" {
-#include "ref.h"
-}
-
-static int g_have_device, g_sm;
-static int g_small; /* --small (file comment) */
-
-#define NEED_DEVICE()                                                                              \
-    do {                                                                                           \
-        if (!g_have_device) T_SKIP("no CUDA device");                                              \
-    } while (0)
-
-/* ---- paths --------------------------------------------------------------------------------- */
-
-enum { P_AUTO, P_HOPPER, P_REPACK, P_MMA, P_SIMT, NPATH };
-static const char *const PATHS[NPATH] = {"auto", "hopper", "repack", "mma", "simt"};
-static gk_cuda_ctx *g_ctx[NPATH];
-static char g_unavailable[NPATH][300]; /* why a path cannot run on this device, "" if it can */
-
-/* Whether the calls of a context may run on the sm_90a kernel (the FP8 accumulator bound). */
-static bool on_hopper(int path) {
-    return path == P_HOPPER || path == P_REPACK || (path == P_AUTO && !g_unavailable[P_HOPPER][0]);
-}
-
-static gk_cuda_ctx *make_ctx(const char *path) {
-    setenv("GEMMKIT_CUDA_TC_PATH", path, 1);
-    gk_cuda_ctx *ctx = NULL;
-    const gk_status st = gk_cuda_create(&ctx, 0, NULL);
-    unsetenv("GEMMKIT_CUDA_TC_PATH");
-    return st == GK_SUCCESS ? ctx : NULL;
-}
+#include "cuda/tc_cases.h"
 
 /* ---- the combinations ---------------------------------------------------------------------- */
 
@@ -139,56 +99,12 @@ static void case_str(const scase &c, char *buf, size_t len) {
              c.null_scales ? " NULL-scales" : "");
 }
 
-static const double U_3XTF32 = 2.384185791015625e-07; /* 2^-22 (file comment) */
-enum { GUARD = 16 };
-
-static int size_of(gk_format f) {
-    return f == GK_F32 ? 4 : f == GK_BF16 || f == GK_F16 ? 2 : 1;
-}
-
-static uint32_t get_code(const std::vector<uint8_t> &buf, int64_t idx, int size) {
-    uint32_t v = 0;
-    memcpy(&v, &buf[(size_t)(idx * size)], (size_t)size); /* little-endian host */
-    return v;
-}
-
-static void put_code(std::vector<uint8_t> &buf, int64_t idx, int size, uint32_t code) {
-    memcpy(&buf[(size_t)(idx * size)], &code, (size_t)size);
-}
-
-/* A stored operand of one-byte codes in the caller's layout: rows x cols, ld; 0xFF in the gaps. */
-struct operand {
-    int64_t rows, cols, ld, off, len; /* len: bytes of the buffer, off + span */
-    std::vector<uint8_t> codes;
-
-    int64_t index(gk_layout l, int64_t r, int64_t c) const {
-        return off + (l == GK_COL_MAJOR ? r + c * ld : r * ld + c);
-    }
-};
-
-static void make_operand(operand &o, gk_format f, gk_layout l, int64_t rows, int64_t cols,
-                         int64_t ld, int off, t_rng *rng) {
-    o.rows = rows, o.cols = cols, o.ld = ld, o.off = off;
-    o.len = off + (gkh_extent(l, rows, cols, ld) > 0 ? gkh_extent(l, rows, cols, ld) : 1);
-    o.codes.assign((size_t)o.len, 0xFF);
-    for (int64_t r = 0; r < rows; r++)
-        for (int64_t c = 0; c < cols; c++) /* values in [-2, 2): every format's small codes */
-            o.codes[(size_t)o.index(l, r, c)] =
-                (uint8_t)gk_encode_scalar(f, 2.0f * t_rng_float(rng), 0);
-}
-
 struct sdata {
     scase c;
-    operand a, b;
+    operand a, b; /* one-byte codes, 0xFF (NaN or the largest magnitude) in the gaps */
     std::vector<uint8_t> sa, sb; /* the scale arrays as the API lays them out (bytes) */
-    std::vector<uint8_t> c0;     /* guard + C's span + guard, as before the call */
-    std::vector<double> r, s;
-    int64_t c_len, c_off;
+    cblock cb;
 };
-
-static int64_t c_index(const sdata &d, int64_t i, int64_t j) {
-    return d.c_off + (d.c.layout == GK_COL_MAJOR ? i + j * d.c.ldc : i * d.c.ldc + j);
-}
 
 /* A scale drawn for the case: MX, an E8M0 code 127 + e; BLOCK128, +-[1, 2) * 2^e as float32
  * bytes; e in [-spread, spread]. */
@@ -216,8 +132,11 @@ static void make_data(sdata &d, const scase &c, t_rng *rng) {
     const bool mx = cb.sc == GK_SCALING_MX;
     const int64_t g = mx ? 32 : 128, kb = (c.k + g - 1) / g;
     const bool ta = c.ta != GK_NO_TRANS, tb = c.tb != GK_NO_TRANS;
-    make_operand(d.a, cb.at, c.layout, ta ? c.k : c.m, ta ? c.m : c.k, c.lda, c.off_a, rng);
-    make_operand(d.b, cb.bt, c.layout, tb ? c.n : c.k, tb ? c.k : c.n, c.ldb, c.off_b, rng);
+    /* values in [-2, 2): every format's small codes */
+    make_operand(d.a, cb.at, c.layout, ta ? c.k : c.m, ta ? c.m : c.k, c.lda, c.off_a, 0xFF, 2.0f,
+                 rng);
+    make_operand(d.b, cb.bt, c.layout, tb ? c.n : c.k, tb ? c.k : c.n, c.ldb, c.off_b, 0xFF, 2.0f,
+                 rng);
     /* include/gemmkit.h: a_scale[m][KB]; b_scale[n][KB] (MX) or [ceil(n / 128)][KB] */
     const int64_t ss = mx ? 1 : 4, b_rows = mx ? c.n : (c.n + 127) / 128;
     d.sa.assign((size_t)(c.m * kb * ss > 0 ? c.m * kb * ss : 1), 0);
@@ -241,53 +160,26 @@ static void make_data(sdata &d, const scase &c, t_rng *rng) {
             memcpy(&d.sa[(size_t)at * 4], &nan, 4);
         }
     }
-    const int cs = size_of(c.ct);
-    d.c_off = GUARD;
-    d.c_len = GUARD + gkh_extent(c.layout, c.m, c.n, c.ldc) + GUARD;
-    d.c0.resize((size_t)(d.c_len * cs));
-    for (size_t i = 0; i < d.c0.size(); i++) /* position-coded bytes around the block */
-        d.c0[i] = (uint8_t)(i * 131 + 7);
-    for (int64_t j = 0; j < c.n; j++)
-        for (int64_t i = 0; i < c.m; i++)
-            put_code(d.c0, c_index(d, i, j), cs,
-                     gk_encode_scalar(c.ct, c.nan_c ? NAN : t_rng_float(rng), 0));
+    make_c(d.cb, c.ct, c.layout, c.m, c.n, c.ldc, c.nan_c, rng);
     /* the reference: sa(i, kk) op(A)(i, kk) and sb(kk, j) op(B)(kk, j) decoded once, row by row */
-    d.r.assign((size_t)(c.m * c.n), 0.0), d.s.assign((size_t)(c.m * c.n), 0.0);
     const bool product = c.alpha != 0.0f && c.k > 0;
     std::vector<double> av, bv;
     if (product) {
         av.resize((size_t)(c.m * c.k)), bv.resize((size_t)(c.n * c.k));
         for (int64_t p = 0; p < c.k; p++) {
-            for (int64_t i = 0; i < c.m; i++) {
-                const uint8_t code =
-                    d.a.codes[(size_t)(ta ? d.a.index(c.layout, p, i) : d.a.index(c.layout, i, p))];
+            for (int64_t i = 0; i < c.m; i++)
                 av[(size_t)(i * c.k + p)] =
-                    scale_value(d.sa, i * kb + p / g, mx) * gk_decode_scalar(cb.at, code);
-            }
+                    scale_value(d.sa, i * kb + p / g, mx) *
+                    gk_decode_scalar(cb.at, d.a.op_code(c.layout, ta, i, p));
             for (int64_t j = 0; j < c.n; j++) {
-                const uint8_t code =
-                    d.b.codes[(size_t)(tb ? d.b.index(c.layout, j, p) : d.b.index(c.layout, p, j))];
                 const int64_t s_at = (mx ? j : j / 128) * kb + p / g;
                 bv[(size_t)(j * c.k + p)] =
-                    scale_value(d.sb, s_at, mx) * gk_decode_scalar(cb.bt, code);
+                    scale_value(d.sb, s_at, mx) *
+                    gk_decode_scalar(cb.bt, d.b.op_code(c.layout, tb, p, j));
             }
         }
     }
-    for (int64_t i = 0; i < c.m; i++)
-        for (int64_t j = 0; j < c.n; j++) {
-            double sum = 0.0, abs_sum = 0.0;
-            if (product) {
-                const double *x = av.data() + i * c.k, *y = bv.data() + j * c.k;
-                for (int64_t p = 0; p < c.k; p++)
-                    sum += x[p] * y[p], abs_sum += fabs(x[p] * y[p]);
-            }
-            double want = (double)c.alpha * sum, scale = fabs((double)c.alpha) * abs_sum;
-            if (c.beta != 0.0f) {
-                const double old = gk_decode_scalar(c.ct, get_code(d.c0, c_index(d, i, j), cs));
-                want += (double)c.beta * old, scale += fabs((double)c.beta * old);
-            }
-            d.r[(size_t)(i + j * c.m)] = want, d.s[(size_t)(i + j * c.m)] = scale;
-        }
+    make_reference(d.cb, av, bv, c.k, product ? (double)c.alpha : 0.0, c.beta);
 }
 
 /* The largest |C - R| accepted for one element (file comment). */
@@ -306,15 +198,6 @@ static double bound(const scase &c, int path, double want, double scale) {
     return core + u_out * (fabs(want) + core) + tiny;
 }
 
-#define CK(x)                                                                                      \
-    do {                                                                                           \
-        cudaError_t e_ = (x);                                                                      \
-        if (e_ != cudaSuccess) {                                                                   \
-            snprintf(msg, len, "%s: %s", #x, cudaGetErrorString(e_));                              \
-            goto out;                                                                              \
-        }                                                                                          \
-    } while (0)
-
 enum { RUN_OK = 0, RUN_FAIL = 1, RUN_DECLINED = 2 };
 
 /* Run case d on context ctx (path `path`) and verify: RUN_OK, RUN_FAIL with msg, or RUN_DECLINED
@@ -324,7 +207,7 @@ static int run_case(gk_cuda_ctx *ctx, int path, const sdata &d, char *msg, size_
     const combo &cb = COMBOS[c.combo];
     const int cs = size_of(c.ct);
     uint8_t *da = NULL, *db = NULL, *dc = NULL, *dsa = NULL, *dsb = NULL;
-    std::vector<uint8_t> out(d.c0.size()), back_a(d.a.codes.size()), back_b(d.b.codes.size());
+    std::vector<uint8_t> out(d.cb.c0.size()), back_a(d.a.codes.size()), back_b(d.b.codes.size());
     std::vector<uint8_t> back_sa(d.sa.size()), back_sb(d.sb.size());
     int rc = RUN_FAIL;
     gk_status st;
@@ -332,18 +215,18 @@ static int run_case(gk_cuda_ctx *ctx, int path, const sdata &d, char *msg, size_
      * them; the scale arrays are allocated to their exact size */
     CK(cudaMalloc(&da, d.a.codes.size()));
     CK(cudaMalloc(&db, d.b.codes.size()));
-    CK(cudaMalloc(&dc, d.c0.size()));
+    CK(cudaMalloc(&dc, d.cb.c0.size()));
     CK(cudaMalloc(&dsa, d.sa.size()));
     CK(cudaMalloc(&dsb, d.sb.size()));
     CK(cudaMemcpy(da, d.a.codes.data(), d.a.codes.size(), cudaMemcpyHostToDevice));
     CK(cudaMemcpy(db, d.b.codes.data(), d.b.codes.size(), cudaMemcpyHostToDevice));
-    CK(cudaMemcpy(dc, d.c0.data(), d.c0.size(), cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(dc, d.cb.c0.data(), d.cb.c0.size(), cudaMemcpyHostToDevice));
     CK(cudaMemcpy(dsa, d.sa.data(), d.sa.size(), cudaMemcpyHostToDevice));
     CK(cudaMemcpy(dsb, d.sb.data(), d.sb.size(), cudaMemcpyHostToDevice));
     CK(cudaDeviceSynchronize());
     st = gk_cuda_gemm_scaled(ctx, c.layout, c.ta, c.tb, c.m, c.n, c.k, c.alpha, cb.at, da + d.a.off,
                              c.lda, c.null_scales ? NULL : dsa, cb.bt, db + d.b.off, c.ldb,
-                             c.null_scales ? NULL : dsb, cb.sc, c.beta, c.ct, dc + d.c_off * cs,
+                             c.null_scales ? NULL : dsb, cb.sc, c.beta, c.ct, dc + d.cb.off * cs,
                              c.ldc);
     if (st == GK_ERR_UNSUPPORTED && (path == P_HOPPER || path == P_REPACK) && has_e5m2(cb)) {
         snprintf(msg, len, "%s", gk_last_error());
@@ -364,46 +247,11 @@ static int run_case(gk_cuda_ctx *ctx, int path, const sdata &d, char *msg, size_
         snprintf(msg, len, "A, B or a scale array was written");
         goto out;
     }
-    {
-        std::vector<char> in_block((size_t)d.c_len, 0);
-        int64_t bad = 0;
-        double worst = -1.0;
-        for (int64_t j = 0; j < c.n; j++)
-            for (int64_t i = 0; i < c.m; i++) {
-                const int64_t idx = c_index(d, i, j);
-                in_block[(size_t)idx] = 1;
-                const double want = d.r[(size_t)(i + j * c.m)];
-                const double got = gk_decode_scalar(c.ct, get_code(out, idx, cs));
-                double err, b;
-                if (isnan(want)) { /* a NaN scale: NaN expected, nothing else */
-                    err = isnan(got) ? 0.0 : INFINITY, b = 0.0;
-                } else {
-                    b = bound(c, path, want, d.s[(size_t)(i + j * c.m)]);
-                    err = fabs(got - want);
-                }
-                if (!(err <= b)) {
-                    const double ratio = isnan(err) || b == 0.0 ? INFINITY : err / b;
-                    if (bad++ == 0 || ratio > worst) {
-                        worst = ratio;
-                        snprintf(msg, len, "C(%lld,%lld) = %.9g, want %.9g (err %.3g > bound %.3g)",
-                                 (long long)i, (long long)j, got, want, err, b);
-                    }
-                }
-            }
-        if (bad) {
-            char tail[64];
-            snprintf(tail, sizeof tail, "; %lld bad", (long long)bad);
-            strncat(msg, tail, len - strlen(msg) - 1);
-            goto out;
-        }
-        for (int64_t idx = 0; idx < d.c_len; idx++)
-            if (!in_block[(size_t)idx] &&
-                memcmp(&out[(size_t)(idx * cs)], &d.c0[(size_t)(idx * cs)], (size_t)cs) != 0) {
-                snprintf(msg, len, "C's buffer changed outside the block at element %lld",
-                         (long long)(idx - d.c_off));
-                goto out;
-            }
-    }
+    /* a NaN scale makes its row of C NaN: NaN expected there, nothing else */
+    if (check_c(
+            d.cb, out, true, [&](double want, double scale) { return bound(c, path, want, scale); },
+            msg, len))
+        goto out;
     rc = RUN_OK;
 out:
     cudaFree(da), cudaFree(db), cudaFree(dc), cudaFree(dsa), cudaFree(dsb);
@@ -411,10 +259,6 @@ out:
 }
 
 /* ---- the cases ------------------------------------------------------------------------------ */
-
-static int64_t round_to(int64_t x, int64_t to) {
-    return (x + to - 1) / to * to;
-}
 
 /* Every case of one combination and C type. */
 static std::vector<scase> build_cases(int ci, gk_format ct, t_rng *rng) {
@@ -841,6 +685,15 @@ static void bad_arguments(void) {
     cudaFree(buf);
 }
 
+/* A path is available when it takes a plain aligned MX E4M3 product (zeros, scales 1): A and B
+ * at 0 and 4096, their scales at 8192 and 8320, C (float32) at 12288. */
+static gk_status probe(gk_cuda_ctx *ctx, uint8_t *buf) {
+    cudaMemset(buf + 8192, 127, 256);
+    return gk_cuda_gemm_scaled(ctx, GK_ROW_MAJOR, GK_NO_TRANS, GK_TRANS, 64, 64, 64, 1.0f,
+                               GK_F8_E4M3FN, buf, 64, buf + 8192, GK_F8_E4M3FN, buf + 4096, 64,
+                               buf + 8320, GK_SCALING_MX, 0.0f, GK_F32, buf + 12288, 64);
+}
+
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--small")) {
@@ -850,45 +703,8 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    g_have_device = gk_cuda_available();
-    if (g_have_device) {
-        int major = 0, minor = 0;
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);
-        g_sm = major * 10 + minor;
-        for (int p = 0; p < NPATH; p++) {
-            g_ctx[p] = make_ctx(PATHS[p]);
-            if (!g_ctx[p]) {
-                printf("FAIL setup: gk_cuda_create: %s\n", gk_last_error());
-                return 1;
-            }
-        }
-        /* a path is available when it takes a plain aligned MX E4M3 product (zeros, scales 1):
-         * A and B at 0 and 4096, their scales at 8192 and 8320, C (float32) at 12288 */
-        uint8_t *buf = NULL;
-        if (cudaMalloc(&buf, 32768) != cudaSuccess) {
-            printf("FAIL setup: cudaMalloc\n");
-            return 1;
-        }
-        cudaMemset(buf, 0, 8192);
-        cudaMemset(buf + 8192, 127, 256);
-        for (int p = 0; p < NPATH; p++) {
-            const gk_status st =
-                gk_cuda_gemm_scaled(g_ctx[p], GK_ROW_MAJOR, GK_NO_TRANS, GK_TRANS, 64, 64, 64, 1.0f,
-                                    GK_F8_E4M3FN, buf, 64, buf + 8192, GK_F8_E4M3FN, buf + 4096, 64,
-                                    buf + 8320, GK_SCALING_MX, 0.0f, GK_F32, buf + 12288, 64);
-            if (st == GK_ERR_UNSUPPORTED)
-                snprintf(g_unavailable[p], sizeof g_unavailable[p],
-                         "not on this device (sm_%d): %s", g_sm, gk_last_error());
-            else if (st != GK_SUCCESS) {
-                printf("FAIL setup: path %s: %s\n", PATHS[p], gk_last_error());
-                return 1;
-            }
-        }
-        cudaDeviceSynchronize();
-        cudaFree(buf);
-        run_combos();
-    }
+    if (setup_paths(probe)) return 1;
+    if (g_have_device) run_combos();
     T_RUN(null_context);
     T_RUN(bad_arguments);
     T_RUN(repack_conversions);

@@ -69,3 +69,40 @@ def run():
                   f"{type(e).__name__}: {why}")
         sys.stdout.flush()
     sys.exit(1 if failed else 0)
+
+
+# ---- stand-ins for device arrays and the CUDA library (the plumbing tests) ------------------------
+
+class FakeCudaArray:
+    """Just enough __cuda_array_interface__ for the binding's parsing; the pointer is never
+    dereferenced (the calls go to a RecordingLib, or fail before any GPU work)."""
+
+    def __init__(self, shape, typestr="<f4", strides=None, ptr=0x10000, readonly=False,
+                 stream=None):
+        self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "version": 3,
+                                         "data": (ptr, readonly), "strides": strides,
+                                         "stream": stream}
+
+
+class RecordingLib:
+    """Stands in for the library's gk_cuda_* functions to see exactly what the binding passes."""
+
+    def __init__(self):
+        self.calls = []
+
+    def gk_cuda_available(self):
+        return 1
+
+    def gk_cuda_create(self, ctx_ref, device, stream):
+        self.calls.append(("create", device, stream.value or 0))
+        return 0
+
+    def gk_cuda_destroy(self, ctx):
+        self.calls.append(("destroy",))
+        return 0
+
+    def __getattr__(self, name):
+        def record(ctx, *args):
+            self.calls.append((name,) + args)
+            return 0
+        return record

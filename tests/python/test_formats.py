@@ -8,7 +8,7 @@ a GPU and torch, results on the device equal to the CPU's bit for bit.
 """
 import numpy as np
 
-from cases import Skip, case, run
+from cases import Skip, case, run, FakeCudaArray, RecordingLib
 
 import gemmkit
 from gemmkit import formats as F
@@ -377,37 +377,8 @@ def mx_errors():
 
 # ---- device arrays ------------------------------------------------------------------------------
 
-class FakeCudaArray:
-    """Just enough __cuda_array_interface__ for the binding's parsing; never dereferenced."""
-
-    def __init__(self, shape, typestr="<f4", ptr=0x10000, strides=None, stream=None):
-        self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "version": 3,
-                                         "data": (ptr, False), "strides": strides,
-                                         "stream": stream}
 
 
-class RecordingLib:
-    """Stands in for the library's gk_cuda_* functions to see exactly what the binding passes."""
-
-    def __init__(self):
-        self.calls = []
-
-    def gk_cuda_available(self):
-        return 1
-
-    def gk_cuda_create(self, ctx_ref, device, stream):
-        self.calls.append(("create", device, stream.value or 0))
-        return 0
-
-    def gk_cuda_destroy(self, ctx):
-        self.calls.append(("destroy",))
-        return 0
-
-    def __getattr__(self, name):
-        def record(ctx, *args):
-            self.calls.append((name,) + args)
-            return 0
-        return record
 
 
 @case

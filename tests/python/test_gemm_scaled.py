@@ -10,7 +10,7 @@ and torch, device results against the CPU's reference.
 """
 import numpy as np
 
-from cases import Skip, case, run
+from cases import Skip, case, run, FakeCudaArray, RecordingLib
 
 import gemmkit
 import harness
@@ -316,36 +316,8 @@ def errors():
 
 # ---- device arrays ----------------------------------------------------------------------------
 
-class FakeCudaArray:
-    """Just enough __cuda_array_interface__ for the binding's parsing; never dereferenced."""
-
-    def __init__(self, shape, typestr="|u1", ptr=0x10000, stream=None):
-        self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "version": 3,
-                                         "data": (ptr, False), "strides": None, "stream": stream}
 
 
-class RecordingLib:
-    """Stands in for the library's gk_cuda_* functions to see exactly what the binding passes."""
-
-    def __init__(self):
-        self.calls = []
-
-    def gk_cuda_available(self):
-        return 1
-
-    def gk_cuda_create(self, ctx_ref, device, stream):
-        self.calls.append(("create", device, stream.value or 0))
-        return 0
-
-    def gk_cuda_destroy(self, ctx):
-        self.calls.append(("destroy",))
-        return 0
-
-    def __getattr__(self, name):
-        def record(ctx, *args):
-            self.calls.append((name,) + args)
-            return 0
-        return record
 
 
 @case
@@ -354,10 +326,10 @@ def device_call_plumbing():
     gemmkit.lib = fake
     try:
         e4, f4 = F.info("float8_e4m3fn").id, F.info("float4_e2m1fn").id
-        a = FakeCudaArray((70, 6), ptr=0x1000, stream=0x55)   # op(a) = a.T: 6 x 70
-        b = FakeCudaArray((70, 9), ptr=0x2000, stream=0x55)
-        sa = FakeCudaArray((6, 3), ptr=0x3000, stream=0x55)
-        sb = FakeCudaArray((9, 3), ptr=0x4000, stream=0x55)
+        a = FakeCudaArray((70, 6), "|u1", ptr=0x1000, stream=0x55)   # op(a) = a.T: 6 x 70
+        b = FakeCudaArray((70, 9), "|u1", ptr=0x2000, stream=0x55)
+        sa = FakeCudaArray((6, 3), "|u1", ptr=0x3000, stream=0x55)
+        sb = FakeCudaArray((9, 3), "|u1", ptr=0x4000, stream=0x55)
         c = FakeCudaArray((6, 9), typestr="<f4", ptr=0x5000, stream=0x55)
         r = gemmkit.gemm_scaled(a, sa, b, sb, "mx", a_format="float8_e4m3fn",
                                 b_format="float4_e2m1fn", c=c, trans_a=True, alpha=2.0, beta=0.5)
@@ -371,7 +343,7 @@ def device_call_plumbing():
         sa32 = FakeCudaArray((6, 1), typestr="<f4", ptr=0x6000)
         sb32 = FakeCudaArray((1, 1), typestr="<f4", ptr=0x7000)
         cb = FakeCudaArray((6, 9), typestr="<V2", ptr=0x8000)
-        b_t = FakeCudaArray((9, 70), ptr=0x9000)
+        b_t = FakeCudaArray((9, 70), "|u1", ptr=0x9000)
         gemmkit.gemm_scaled(a, sa32, b_t, sb32, "block128", a_format="float8_e4m3fn",
                             b_format="float8_e5m2", c=cb, trans_a=True, trans_b=True)
         call = fake.calls[1]
@@ -398,8 +370,9 @@ def device_call_plumbing():
 def device_arrays_without_gpu_raise():
     if gemmkit.cuda_available():
         raise Skip("a GPU is present; device_torch covers it")
-    e = raises(gemmkit.GemmkitError, gemmkit.gemm_scaled, FakeCudaArray((4, 32)),
-               FakeCudaArray((4, 1)), FakeCudaArray((32, 5)), FakeCudaArray((5, 1)), "mx",
+    e = raises(gemmkit.GemmkitError, gemmkit.gemm_scaled, FakeCudaArray((4, 32), "|u1"),
+               FakeCudaArray((4, 1), "|u1"), FakeCudaArray((32, 5), "|u1"),
+               FakeCudaArray((5, 1), "|u1"), "mx",
                a_format="float8_e4m3fn", b_format="float8_e4m3fn",
                c=FakeCudaArray((4, 5), "<f4"))
     assert e.status in (gemmkit.Status.NOT_BUILT, gemmkit.Status.NO_DEVICE), e.status

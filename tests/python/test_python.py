@@ -9,7 +9,7 @@ import threading
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from cases import Skip, case, run
+from cases import Skip, case, run, FakeCudaArray
 from harness import check_product, rand
 
 import gemmkit
@@ -261,15 +261,6 @@ def info_fields():
     assert isinstance(i["cuda_available"], bool)
 
 
-class FakeCudaArray:
-    """Just enough __cuda_array_interface__ to exercise the parsing (the pointer is never used
-    unless a GPU is present)."""
-
-    def __init__(self, shape, strides=None, ptr=0x10000, readonly=False, typestr="<f4",
-                 stream=None):
-        self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "version": 3,
-                                         "data": (ptr, readonly), "strides": strides,
-                                         "stream": stream}
 
 
 @case

@@ -19,7 +19,7 @@ import glob
 
 import numpy as np
 
-from cases import Skip, case, run
+from cases import Skip, case, run, FakeCudaArray
 from harness import bound, check_product, rand, reference
 
 import gemmkit
@@ -371,13 +371,6 @@ def raises_(exc, fn, *args, **kwargs):
     raise AssertionError(f"{fn.__name__}{args} did not raise {exc.__name__}")
 
 
-class FakeCudaArray:
-    """Just enough __cuda_array_interface__ for the plumbing (the pointer is never used)."""
-
-    def __init__(self, shape, typestr, strides=None, ptr=0x10000, stream=None):
-        self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "version": 3,
-                                         "data": (ptr, False), "strides": strides,
-                                         "stream": stream}
 
 
 class RecordingCudaLib:
