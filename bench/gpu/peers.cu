@@ -187,10 +187,8 @@ bool gk_cublaslt::describe() {
 }
 
 int gk_cublaslt::matmul() {
-    /* C is not read when beta == 0: c_null_ passes no C at all, as NVIDIA's FP8 sample does */
-    return matmul_(handle_, desc_, &p_.alpha, p_.a, layout_a_, p_.b, layout_b_, &p_.beta,
-                   c_null_ ? nullptr : p_.c, layout_c_, p_.c, layout_c_, algo_, workspace_,
-                   workspace_bytes_, nullptr);
+    return matmul_(handle_, desc_, &p_.alpha, p_.a, layout_a_, p_.b, layout_b_, &p_.beta, p_.c,
+                   layout_c_, p_.c, layout_c_, algo_, workspace_, workspace_bytes_, nullptr);
 }
 
 bool gk_cublaslt::plan(const problem &p) {
@@ -198,76 +196,55 @@ bool gk_cublaslt::plan(const problem &p) {
     note_.clear();
     if (!handle_) return false;
     (void)lt_log_take();
-    /* What to try when cuBLASLt refuses the call as described, in order: C passed as no pointer
-     * (beta == 0 only), per-tensor scales folded into alpha (scalar scales only; block scales
-     * cannot be), both. Each variant gets its own heuristic query. */
-    enum { NO_C = 1, FOLD = 2 };
-    const bool scalar = (p.scale_a || p.scale_b) && p.scale_mode_a == SCALE_SCALAR &&
-                        p.scale_mode_b == SCALE_SCALAR;
+    p_ = p;
+    if (!describe()) return false;
+    void *pref = nullptr;
+    int st = pref_create_(&pref);
+    if (st != 0) {
+        why_ = "cublasLtMatmulPreferenceCreate failed with status " + std::to_string(st);
+        return false;
+    }
+    /* CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1 (uint64_t) */
+    const uint64_t ws = workspace_bytes_;
+    pref_set_(pref, 1, &ws, sizeof ws);
+    /* cublasLtMatmulHeuristicResult_t: the algorithm (8 x uint64_t), workspaceSize (size_t),
+     * state (cublasStatus_t), wavesCount (float), reserved[4] (int) */
+    struct {
+        uint64_t algo[8];
+        size_t workspace;
+        int state;
+        float waves;
+        int reserved[4];
+    } results[MAX_ALGOS] = {};
+    int found = 0;
+    st = heuristic_(handle_, desc_, layout_a_, layout_b_, layout_c_, layout_c_, pref, MAX_ALGOS,
+                    results, &found);
+    pref_destroy_(pref);
+    if (st != 0 || found < 1) { /* 15, CUBLAS_STATUS_NOT_SUPPORTED: no algorithm at all */
+        why_ = "cuBLASLt has no algorithm for this problem (heuristic status " +
+               std::to_string(st) + ")" + lt_log_take();
+        return false;
+    }
     std::string refused;
-    for (int v = 0; v < 4; v++) {
-        if (((v & NO_C) && p.beta != 0.0f) || ((v & FOLD) && !scalar)) continue;
-        p_ = p, c_null_ = (v & NO_C) != 0;
-        if (v & FOLD) {
-            p_.alpha *= (p.scale_a ? p.scale_a_value : 1.0f) * (p.scale_b ? p.scale_b_value : 1.0f);
-            p_.scale_a = p_.scale_b = nullptr;
-        }
-        const std::string variant = std::string(v & NO_C ? "C = NULL, " : "") +
-                                    (v & FOLD ? "scales folded into alpha, " : "");
-        if (!describe()) return false;
-        void *pref = nullptr;
-        int st = pref_create_(&pref);
-        if (st != 0) {
-            why_ = "cublasLtMatmulPreferenceCreate failed with status " + std::to_string(st);
+    for (int i = 0; i < found; i++) {
+        if (results[i].state != 0) continue;
+        memcpy(algo_, results[i].algo, sizeof algo_);
+        st = matmul();
+        const cudaError_t ce = cudaDeviceSynchronize();
+        if (ce != cudaSuccess) {
+            why_ = std::string("cublasLtMatmul's trial run failed: ") + cudaGetErrorString(ce);
             return false;
         }
-        /* CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1 (uint64_t) */
-        const uint64_t ws = workspace_bytes_;
-        pref_set_(pref, 1, &ws, sizeof ws);
-        /* cublasLtMatmulHeuristicResult_t: the algorithm (8 x uint64_t), workspaceSize (size_t),
-         * state (cublasStatus_t), wavesCount (float), reserved[4] (int) */
-        struct {
-            uint64_t algo[8];
-            size_t workspace;
-            int state;
-            float waves;
-            int reserved[4];
-        } results[MAX_ALGOS] = {};
-        int found = 0;
-        st = heuristic_(handle_, desc_, layout_a_, layout_b_, layout_c_, layout_c_, pref, MAX_ALGOS,
-                        results, &found);
-        pref_destroy_(pref);
-        if (st != 0 || found < 1) { /* 15, CUBLAS_STATUS_NOT_SUPPORTED: no algorithm at all */
-            const std::string none = "no algorithm for this problem (heuristic status " +
-                                     std::to_string(st) + ")" + lt_log_take();
-            if (v == 0) {
-                why_ = "cuBLASLt has " + none;
-                return false;
-            }
-            refused += std::string(refused.empty() ? "" : "; ") + variant + none;
-            continue;
+        if (st == 0) {
+            note_ = "heuristic algorithm " + std::to_string(i + 1) + " of " + std::to_string(found);
+            (void)lt_log_take();
+            return true;
         }
-        for (int i = 0; i < found; i++) {
-            if (results[i].state != 0) continue;
-            memcpy(algo_, results[i].algo, sizeof algo_);
-            st = matmul();
-            const cudaError_t ce = cudaDeviceSynchronize();
-            if (ce != cudaSuccess) {
-                why_ = std::string("cublasLtMatmul's trial run failed: ") + cudaGetErrorString(ce);
-                return false;
-            }
-            if (st == 0) {
-                note_ = variant + "heuristic algorithm " + std::to_string(i + 1) + " of " +
-                        std::to_string(found);
-                (void)lt_log_take();
-                return true;
-            }
-            /* cuBLASLt's reason is given once, with the first refusal */
-            const std::string log = lt_log_take();
-            refused += std::string(refused.empty() ? "" : "; ") + variant + "algorithm " +
-                       std::to_string(i + 1) + "/" + std::to_string(found) + ": status " +
-                       std::to_string(st) + (refused.empty() ? log : "");
-        }
+        /* cuBLASLt's reason is given once, with the first refusal */
+        const std::string log = lt_log_take();
+        refused += std::string(refused.empty() ? "" : "; ") + "algorithm " + std::to_string(i + 1) +
+                   "/" + std::to_string(found) + ": status " + std::to_string(st) +
+                   (refused.empty() ? log : "");
     }
     release_plan();
     why_ = "cublasLtMatmul refused every algorithm the heuristic offered (" + refused +

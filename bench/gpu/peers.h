@@ -68,11 +68,9 @@ class gk_cublaslt {
         void *c;
         int64_t lda, ldb, ldc;
         float alpha, beta;
-        /* FP8: device pointers to the scales (NULL: 1), read as scale_mode_a/b says; with scalar
-         * scales, their values on the host (for the fallback that folds them into alpha) */
+        /* FP8: device pointers to the scales (NULL: 1), read as scale_mode_a/b says */
         const float *scale_a, *scale_b;
         int scale_mode_a, scale_mode_b;
-        float scale_a_value, scale_b_value;
         int fast_accum; /* FP8: CUBLASLT_MATMUL_DESC_FAST_ACCUM */
     };
     /* cudaDataType_t values (library_types.h) and cublasComputeType_t values (cublas_api.h) */
@@ -92,14 +90,11 @@ class gk_cublaslt {
     /* Descriptors and algorithm for p: the heuristic's algorithms (up to MAX_ALGOS, best first)
      * are each run once, synchronously, until cublasLtMatmul accepts one (it may refuse an
      * algorithm the heuristic offered: CUBLAS_STATUS_NOT_SUPPORTED for pointers or attributes the
-     * heuristic does not look at). If it accepts none, the same again for the equivalent calls:
-     * with no C pointer when beta == 0, with scalar scales folded into alpha, both. Writes p.c.
-     * false with why() when cuBLASLt has no algorithm for the combination (e.g. FP8 in any layout
+     * heuristic does not look at). Writes p.c. false with why() when cuBLASLt has no algorithm for the combination (e.g. FP8 in any layout
      * but TN) or refuses every one; a fault of the trial run leaves the CUDA error pending for the
      * caller. */
     bool plan(const problem &p);
-    /* What plan() settled on: which algorithm of how many, and which equivalent call if not the
-     * one described ("" before a successful plan). */
+    /* What plan() settled on: which algorithm of how many ("" before a successful plan). */
     const std::string &note() const { return note_; }
     /* The planned problem on the legacy default stream; false with why() on a failed call. */
     bool run();
@@ -117,7 +112,6 @@ class gk_cublaslt {
     void *desc_ = nullptr, *layout_a_ = nullptr, *layout_b_ = nullptr, *layout_c_ = nullptr;
     uint64_t algo_[8] = {}; /* cublasLtMatmulAlgo_t */
     problem p_ = {};
-    bool c_null_ = false; /* pass no C pointer (beta == 0) */
     std::string note_;
     int (*create_)(void **) = nullptr;
     int (*destroy_)(void *) = nullptr;

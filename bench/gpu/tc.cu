@@ -133,7 +133,6 @@ struct problem {
     int fast_accum;
     void *a = nullptr, *b = nullptr, *c0 = nullptr;
     float *scales = nullptr;
-    float scale_value[2] = {1.0f, 1.0f}; /* the per-tensor scales, on the host */
     size_t c_bytes = 0;
     scaled_ops sc;
 
@@ -435,7 +434,7 @@ std::string setup(gk_cuda_ctx *ctx, problem &p, uint64_t seed, int blocks) {
         gkh_gpu_fill_format(p.b, p.dt.b, (int64_t)(bb / storage_bytes(p.dt.b)), seed * 5 + 2, mb,
                             blocks);
         std::vector<float> s(2 * SCALE_SLOT, 0.0f);
-        s[0] = p.scale_value[0] = 1.0f / ma, s[SCALE_SLOT] = p.scale_value[1] = 1.0f / mb;
+        s[0] = 1.0f / ma, s[SCALE_SLOT] = 1.0f / mb;
         if ((e = cudaMemcpy(p.scales, s.data(), s.size() * 4, cudaMemcpyHostToDevice)))
             return cuda_failure("device setup", e);
     }
@@ -618,7 +617,6 @@ gk_cublaslt::problem peer_problem(const problem &p, void *c) {
     q.c = c, q.ldc = p.ldc;
     q.alpha = p.alpha, q.beta = p.beta;
     q.scale_a = row ? p.scale_b() : p.scale_a(), q.scale_b = row ? p.scale_a() : p.scale_b();
-    q.scale_a_value = p.scale_value[row ? 1 : 0], q.scale_b_value = p.scale_value[row ? 0 : 1];
     q.fast_accum = p.fast_accum;
     return q;
 }
@@ -643,7 +641,6 @@ gk_cublaslt::problem scaled_peer_problem(const problem &p, bool block, void *c) 
     } else {
         q.alpha = 1.0f;
         q.scale_a = p.sc.ones, q.scale_b = p.sc.ones + SCALE_SLOT;
-        q.scale_a_value = q.scale_b_value = 1.0f;
         q.fast_accum = p.fast_accum;
     }
     return q;

@@ -17,14 +17,16 @@
  * A, B and the scales unchanged. Operands are drawn as codes, so the float64 reference uses
  * exactly the values the GPU reads (decoded with src/formats/scalar.h, times the scales). The
  * bound per element is test_gemm_ex.cu's:
- *   |C - R| <= ((K + 2) eps_acc + 2 u_in) S + span * 2^-13 S [sm_90a] + u_out (|R| + that) + tiny,
+ *   |C - R| <= ((K + 2) eps_acc + 2 u_in) S + span * 2^-13 S [FP8 kernel] + u_out (|R| + that)
+ *              + tiny,
  * S = |alpha| sum |sa a sb b| + |beta C0| (docs/testing.md), with
  *   u_in   0 for MX (code times a power of two is exact, also decoded to BF16); BLOCK128 2^-24
  *          where the paths without the block-scaled kernel decode code * scale to float32 (one
  *          rounding), plus U_3XTF32 = 2^-22 where that float32 product may run as 3xTF32 (the
  *          mma.sync kernel; test_gemm_ex.cu says why);
- *   span   the tensor core's shorter FP8 accumulator over each promotion interval of the sm_90a
- *          kernel, which promotes every scale block: min(K, 128) for BLOCK128, min(K, 32) for MX;
+ *   span   min(K, 128): the tensor core's shorter FP8 accumulator over each 128-K block of the
+ *          sm_90a block-scaled FP8 kernel (BLOCK128 on the paths that may run it; MX runs on the
+ *          BF16 kernels, which accumulate in float32);
  *   u_out  0 for float32 C, 2^-8 bfloat16, 2^-11 float16; tiny FLT_MIN (bfloat16) or 2^-25
  *          (float16), C's half subnormal step.
  * Also: argument errors (scaling and format values, pairs per scaling, NULL, misaligned, host and
@@ -60,10 +62,10 @@ static const combo COMBOS[] = {
 enum { NCOMBO = sizeof COMBOS / sizeof COMBOS[0] };
 static const gk_format CTYPES[] = {GK_F32, GK_BF16, GK_F16};
 
-/* The sm_90a block-scaled kernel takes E4M3 (and FP6/FP4 re-encoded as E4M3) only: a forced
- * hopper/repack path may refuse a pair with an E5M2 operand (docs/cuda.md, "Block-scaled GEMM"). */
-static bool has_e5m2(const combo &cb) {
-    return cb.at == GK_F8_E5M2 || cb.bt == GK_F8_E5M2;
+/* The sm_90a block-scaled kernel takes E4M3 pairs only: a forced hopper/repack path refuses a
+ * BLOCK128 pair with an E5M2 operand (docs/cuda.md, "Block-scaled GEMM"). */
+static bool refused_on_fp8_kernel(const combo &cb) {
+    return cb.sc == GK_SCALING_BLOCK128 && (cb.at == GK_F8_E5M2 || cb.bt == GK_F8_E5M2);
 }
 
 static bool is_fp8(gk_format f) {
@@ -188,10 +190,7 @@ static double bound(const scase &c, int path, double want, double scale) {
     const double u_in =
         mx ? 0.0 : ldexp(1.0, -24) + (path == P_AUTO || path == P_MMA ? U_3XTF32 : 0.0);
     double core = gkh_bound(c.k, u_in, scale);
-    if (on_hopper(path)) {
-        const int64_t group = mx ? 32 : 128;
-        core += (double)(c.k < group ? c.k : group) * ldexp(1.0, -13) * scale;
-    }
+    if (!mx && on_hopper(path)) core += (double)(c.k < 128 ? c.k : 128) * ldexp(1.0, -13) * scale;
     if (c.ct == GK_F32) return core;
     const double u_out = ldexp(1.0, c.ct == GK_BF16 ? -8 : -11);
     const double tiny = c.ct == GK_BF16 ? FLT_MIN : ldexp(1.0, -25);
@@ -228,7 +227,8 @@ static int run_case(gk_cuda_ctx *ctx, int path, const sdata &d, char *msg, size_
                              c.lda, c.null_scales ? NULL : dsa, cb.bt, db + d.b.off, c.ldb,
                              c.null_scales ? NULL : dsb, cb.sc, c.beta, c.ct, dc + d.cb.off * cs,
                              c.ldc);
-    if (st == GK_ERR_UNSUPPORTED && (path == P_HOPPER || path == P_REPACK) && has_e5m2(cb)) {
+    if (st == GK_ERR_UNSUPPORTED && (path == P_HOPPER || path == P_REPACK) &&
+        refused_on_fp8_kernel(cb)) {
         snprintf(msg, len, "%s", gk_last_error());
         rc = RUN_DECLINED;
         goto out;
@@ -416,11 +416,10 @@ static void repack_conversions(void) {
     struct {
         gk_format dst;
         int kind, group;
-    } modes[] = {
-        {GK_F8_E4M3FN, GK_REPACK_SCALE_NONE, 0}, {GK_BF16, GK_REPACK_SCALE_NONE, 0},
-        {GK_F32, GK_REPACK_SCALE_NONE, 0},       {GK_BF16, GK_REPACK_SCALE_ROW_E8M0, 32},
-        {GK_F32, GK_REPACK_SCALE_ROW_E8M0, 32},  {GK_BF16, GK_REPACK_SCALE_ROW_F32, 32},
-        {GK_F32, GK_REPACK_SCALE_ROW_F32, 128},  {GK_F32, GK_REPACK_SCALE_BLK128_F32, 128}};
+    } modes[] = {{GK_BF16, GK_REPACK_SCALE_NONE, 0},       {GK_F32, GK_REPACK_SCALE_NONE, 0},
+                 {GK_BF16, GK_REPACK_SCALE_ROW_E8M0, 32},  {GK_F32, GK_REPACK_SCALE_ROW_E8M0, 32},
+                 {GK_BF16, GK_REPACK_SCALE_ROW_F32, 32},   {GK_F32, GK_REPACK_SCALE_ROW_F32, 128},
+                 {GK_F32, GK_REPACK_SCALE_BLK128_F32, 128}};
     t_rng rng = {0x1234567ull};
     /* scales: per-row arrays of rows x 2 entries (K = 45 spans 2 blocks of 32), 128x128 blocks
      * need 1 x 1; E8M0 codes include 0 (2^-127), 254 and 255 (NaN) */
@@ -456,7 +455,6 @@ static void repack_conversions(void) {
                     stored[(size_t)(mn ? kk * rows + r : r * k + kk)] = codes[(size_t)(r * k + kk)];
             cudaMemcpy(d_src, stored.data(), stored.size(), cudaMemcpyHostToDevice);
             for (const auto &md : modes) {
-                if (md.dst == GK_F8_E4M3FN && sf == GK_F8_E5M2) continue; /* refused: below */
                 cudaMemset(d_dst, 0xA5, dst_bytes);
                 gk_repack rp = {d_src, mn ? rows : k, mn, sf, rows, k, d_dst, ld_dst, md.dst, 0};
                 rp.scale_kind = md.kind, rp.scale_group = md.group;
@@ -475,7 +473,7 @@ static void repack_conversions(void) {
                         uint32_t want = 0;
                         bool want_nan = false;
                         if (r >= rows) { /* untouched */
-                            want = os == 1 ? 0xA5u : os == 2 ? 0xA5A5u : 0xA5A5A5A5u;
+                            want = os == 2 ? 0xA5A5u : 0xA5A5A5A5u;
                         } else if (kk < k) {
                             float x = gk_decode_scalar(sf, codes[(size_t)(r * k + kk)]);
                             if (md.kind == GK_REPACK_SCALE_ROW_E8M0)
@@ -485,9 +483,7 @@ static void repack_conversions(void) {
                             else if (md.kind == GK_REPACK_SCALE_BLK128_F32)
                                 x *= f32[(size_t)(r / 128 * 1 + kk / 128)];
                             want_nan = md.kind != GK_REPACK_SCALE_NONE && isnan(x);
-                            want = md.dst == GK_F8_E4M3FN ? gk_encode_e4m3fn(x, 0)
-                                   : md.dst == GK_BF16    ? gk_encode_bf16(x, 0)
-                                                          : gk_f32_bits(x);
+                            want = md.dst == GK_BF16 ? gk_encode_bf16(x, 0) : gk_f32_bits(x);
                         }
                         const bool ok =
                             want_nan ? isnan(gk_decode_scalar(md.dst, got)) : got == want;
@@ -501,7 +497,8 @@ static void repack_conversions(void) {
             }
         }
     }
-    /* refused: scales into E4M3, E5M2 into E4M3, a source that is not a code, a bad group */
+    /* refused: a code into E4M3 (with or without scales), a bad group, a source that is not a
+     * code */
     gk_repack rp = {d_src, k, 0, GK_F8_E5M2, rows, k, d_dst, ld_dst, GK_F8_E4M3FN, 0};
     T_CHECK(gk_repack_operand(rp, 0) == cudaErrorInvalidValue, "E5M2 -> E4M3 accepted");
     rp.src_fmt = GK_F6_E2M3FN, rp.scale = d_e8, rp.scale_kind = GK_REPACK_SCALE_ROW_E8M0;
@@ -516,61 +513,43 @@ static void repack_conversions(void) {
     cudaFree(d_src), cudaFree(d_dst), cudaFree(d_e8), cudaFree(d_f32);
 }
 
-/* gk_scales_transpose: dst[j * ld + r] = scale (r, j) exactly (E8M0 codes decoded, 0 and 0xFF
- * among them), zeros for rows [rows, ld), nothing written past kb blocks; bad ld refused. */
+/* gk_scales_transpose: dst[j * ld + r] = scale (r, j) bit for bit, zeros for rows [rows, ld),
+ * nothing written past kb blocks; bad ld refused. */
 static void scales_transpose(void) {
     NEED_DEVICE();
     t_rng rng = {0x7654321ull};
     static const int64_t shapes[][2] = {{37, 3}, {1, 1}, {130, 40}, {64, 32}, {5, 70}};
-    for (const auto &sh : shapes)
-        for (int e8m0 = 0; e8m0 < 2; e8m0++) {
-            const int64_t rows = sh[0], kb = sh[1], ld = (rows + 3) / 4 * 4 + 4;
-            const int64_t n = rows * kb, size = e8m0 ? 1 : 4, dst_len = (kb + 1) * ld;
-            std::vector<uint8_t> src((size_t)(n * size));
-            for (int64_t i = 0; i < n; i++) {
-                if (e8m0) {
-                    src[(size_t)i] = (uint8_t)t_rng_range(&rng, 0, 255);
-                } else {
-                    const float v = t_rng_float(&rng);
-                    memcpy(&src[(size_t)i * 4], &v, 4);
-                }
+    for (const auto &sh : shapes) {
+        const int64_t rows = sh[0], kb = sh[1], ld = (rows + 3) / 4 * 4 + 4;
+        const int64_t n = rows * kb, dst_len = (kb + 1) * ld;
+        std::vector<float> src((size_t)n);
+        for (int64_t i = 0; i < n; i++)
+            src[(size_t)i] = t_rng_float(&rng);
+        float *d_src = NULL, *d_dst = NULL;
+        T_REQUIRE(cudaMalloc(&d_src, (size_t)n * 4) == cudaSuccess &&
+                      cudaMalloc(&d_dst, (size_t)dst_len * 4) == cudaSuccess,
+                  "cudaMalloc");
+        cudaMemcpy(d_src, src.data(), (size_t)n * 4, cudaMemcpyHostToDevice);
+        cudaMemset(d_dst, 0xA5, (size_t)dst_len * 4);
+        T_REQUIRE(gk_scales_transpose(d_src, rows, kb, d_dst, ld, 0) == cudaSuccess, "launch");
+        T_REQUIRE(cudaDeviceSynchronize() == cudaSuccess, "sync");
+        std::vector<uint32_t> out((size_t)dst_len);
+        cudaMemcpy(out.data(), d_dst, (size_t)dst_len * 4, cudaMemcpyDeviceToHost);
+        int64_t bad = 0;
+        for (int64_t j = 0; j <= kb; j++)
+            for (int64_t r = 0; r < ld; r++) {
+                uint32_t want = 0xA5A5A5A5u; /* past kb: untouched */
+                if (j < kb) want = r < rows ? gk_f32_bits(src[(size_t)(r * kb + j)]) : 0;
+                bad += out[(size_t)(j * ld + r)] != want;
             }
-            if (e8m0) src[0] = 0, src[(size_t)(n - 1)] = 255;
-            uint8_t *d_src = NULL;
-            float *d_dst = NULL;
-            T_REQUIRE(cudaMalloc(&d_src, src.size()) == cudaSuccess &&
-                          cudaMalloc(&d_dst, (size_t)dst_len * 4) == cudaSuccess,
-                      "cudaMalloc");
-            cudaMemcpy(d_src, src.data(), src.size(), cudaMemcpyHostToDevice);
-            cudaMemset(d_dst, 0xA5, (size_t)dst_len * 4);
-            T_REQUIRE(gk_scales_transpose(d_src, e8m0, rows, kb, d_dst, ld, 0) == cudaSuccess,
-                      "launch");
-            T_REQUIRE(cudaDeviceSynchronize() == cudaSuccess, "sync");
-            std::vector<uint32_t> out((size_t)dst_len);
-            cudaMemcpy(out.data(), d_dst, (size_t)dst_len * 4, cudaMemcpyDeviceToHost);
-            int64_t bad = 0;
-            for (int64_t j = 0; j <= kb; j++)
-                for (int64_t r = 0; r < ld; r++) {
-                    uint32_t want = 0xA5A5A5A5u; /* past kb: untouched */
-                    if (j < kb && r < rows)
-                        want = e8m0 ? gk_f32_bits(gk_decode_e8m0fnu(src[(size_t)(r * kb + j)]))
-                                    : get_code(src, r * kb + j, 4);
-                    else if (j < kb)
-                        want = 0;
-                    const uint32_t got = out[(size_t)(j * ld + r)];
-                    const bool nan = want == 0x7fc00000u; /* E8M0 0xFF: any NaN */
-                    bad += nan ? !isnan(gk_bits_f32(got)) : got != want;
-                }
-            T_CHECK(!bad, "rows=%lld kb=%lld %s: %lld wrong", (long long)rows, (long long)kb,
-                    e8m0 ? "e8m0" : "float32", (long long)bad);
-            T_CHECK(gk_scales_transpose(d_src, e8m0, rows, kb, d_dst, rows - 1, 0) ==
-                        cudaErrorInvalidValue,
-                    "ld_dst < rows accepted");
-            T_CHECK(gk_scales_transpose(d_src, e8m0, rows, kb, d_dst, ld + 2, 0) ==
-                        cudaErrorInvalidValue,
-                    "ld_dst not a multiple of 4 accepted");
-            cudaFree(d_src), cudaFree(d_dst);
-        }
+        T_CHECK(!bad, "rows=%lld kb=%lld: %lld wrong", (long long)rows, (long long)kb,
+                (long long)bad);
+        T_CHECK(gk_scales_transpose(d_src, rows, kb, d_dst, rows - 1, 0) == cudaErrorInvalidValue,
+                "ld_dst < rows accepted");
+        T_CHECK(gk_scales_transpose(d_src, rows, kb, d_dst, ld + 2, 0) == cudaErrorInvalidValue,
+                "ld_dst not a multiple of 4 accepted");
+        cudaFree(d_src), cudaFree(d_dst);
+    }
 }
 
 /* ---- argument errors ------------------------------------------------------------------------ */

@@ -43,6 +43,33 @@ struct gk_cuda_ctx {
  * GEMMKIT_CUDA_TC_PATH names, so that each can be tested on one GPU. */
 enum gk_tc_path { GK_TC_AUTO, GK_TC_HOPPER, GK_TC_REPACK, GK_TC_MMA, GK_TC_SIMT };
 
+static inline int64_t gk_round_up(int64_t x, int64_t to) {
+    return (x + to - 1) / to * to;
+}
+
+/* GEMMKIT_CUDA_TC_PATH's value for a gk_tc_path. */
+static inline const char *gk_tc_path_name(int path) {
+    static const char *const names[] = {"auto", "hopper", "repack", "mma", "simt"};
+    return names[path];
+}
+
+/* gk_format_name, or "?" for a value outside gk_format (messages). */
+const char *gk_format_label(gk_format f);
+
+/* One mixed-precision or block-scaled call as the caller made it (gemm_ex.cu, gemm_scaled.cu),
+ * for their messages and the GEMMKIT_VERBOSE line gk_tc_log writes to stderr:
+ *   gemmkit: WHO row|col TT m= n= k= a= b= c=MODE path=PATH DETAIL */
+struct gk_tc_call {
+    gk_cuda_ctx *ctx;
+    const char *who;
+    gk_layout layout;
+    gk_trans transa, transb;
+    int64_t m, n, k;
+    gk_format at, bt, ct;
+    const char *mode; /* after the types: "", " fp32=3xtf32", " scaling=mx", ... */
+};
+void gk_tc_log(const gk_tc_call &cl, const char *path, const char *detail);
+
 /* Record a failed CUDA call as GK_ERR_CUDA (GK_ERR_OUT_OF_MEMORY for allocation failures) with
  * CUDA's own text, saying so when the error is a sticky one (the context is unusable), and clear
  * the runtime's non-sticky last error so it cannot be reported twice. */

@@ -28,10 +28,6 @@
 
 enum { WS_ROW_ALIGN = 32 }; /* floats: 128-byte rows */
 
-static int64_t round_up(int64_t x, int64_t to) {
-    return (x + to - 1) / to * to;
-}
-
 gk_status gk_cuda_sgemm_run(gk_cuda_ctx *ctx, int kernel_id, const char *who, gk_layout layout,
                             gk_trans transa, gk_trans transb, int64_t m, int64_t n, int64_t k,
                             float alpha, const float *a, int64_t lda, const float *b, int64_t ldb,
@@ -70,10 +66,10 @@ gk_status gk_cuda_sgemm_run(gk_cuda_ctx *ctx, int kernel_id, const char *who, gk
      * them even when this kernel needs no scratch. */
     const size_t scratch = entry->scratch ? entry->scratch(p, ctx->sm, ctx->sm_count) : 0;
     const size_t reserved = scratch > GK_SCRATCH_FLAG_BYTES ? scratch : GK_SCRATCH_FLAG_BYTES;
-    const int64_t scratch_elems = round_up((int64_t)(reserved / sizeof(float)), 64);
-    const int64_t lda_ws = round_up(g.k, WS_ROW_ALIGN); /* kernel A = op(B)^T, n x k */
-    const int64_t ldb_ws = round_up(g.m, WS_ROW_ALIGN); /* kernel B = op(A)^T, k x m */
-    const int64_t a_elems = g.transb ? round_up(g.n * lda_ws, WS_ROW_ALIGN) : 0;
+    const int64_t scratch_elems = gk_round_up((int64_t)(reserved / sizeof(float)), 64);
+    const int64_t lda_ws = gk_round_up(g.k, WS_ROW_ALIGN); /* kernel A = op(B)^T, n x k */
+    const int64_t ldb_ws = gk_round_up(g.m, WS_ROW_ALIGN); /* kernel B = op(A)^T, k x m */
+    const int64_t a_elems = g.transb ? gk_round_up(g.n * lda_ws, WS_ROW_ALIGN) : 0;
     const int64_t b_elems = g.transa ? g.k * ldb_ws : 0;
     const int64_t ws_elems = scratch_elems + a_elems + b_elems;
     if (scratch > 0 || a_elems + b_elems > 0) {

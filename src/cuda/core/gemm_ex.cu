@@ -40,11 +40,6 @@
 
 namespace {
 
-const char *name_of(gk_format f) {
-    const char *s = gk_format_name(f);
-    return s ? s : "?";
-}
-
 bool is_fp8(gk_format f) {
     return f == GK_F8_E4M3FN || f == GK_F8_E5M2;
 }
@@ -69,7 +64,7 @@ gk_status check_formats(const char *who, int at_value, int bt_value, int ct_valu
             return gk_fail(GK_ERR_UNSUPPORTED,
                            "%s: %s=%s is not supported as an operand (float32, tfloat32, bfloat16, "
                            "float16, float8_e4m3fn, float8_e5m2)",
-                           who, v[i].name, name_of((gk_format)v[i].f));
+                           who, v[i].name, gk_format_label((gk_format)v[i].f));
     const gk_format at = (gk_format)at_value, bt = (gk_format)bt_value, ct = (gk_format)ct_value;
     if (is_fp8(at) && is_fp8(bt)) {
         if (at == GK_F8_E5M2 && bt == GK_F8_E5M2)
@@ -81,12 +76,12 @@ gk_status check_formats(const char *who, int at_value, int bt_value, int ct_valu
         return gk_fail(GK_ERR_UNSUPPORTED,
                        "%s: atype=%s with btype=%s is not supported (both the same format, or "
                        "float8_e4m3fn with float8_e5m2)",
-                       who, name_of(at), name_of(bt));
+                       who, gk_format_label(at), gk_format_label(bt));
     }
     if (ct != GK_F32 && ct != GK_BF16 && ct != GK_F16)
         return gk_fail(GK_ERR_UNSUPPORTED,
                        "%s: ctype=%s is not supported (float32, bfloat16 or float16)", who,
-                       name_of(ct));
+                       gk_format_label(ct));
     return GK_SUCCESS;
 }
 
@@ -103,30 +98,9 @@ bool tma_ok(const void *p, int64_t ld, int mn_major, gk_format t) {
     return (uintptr_t)p % 16 == 0 && ld * size % 16 == 0 && (!mn_major || size == 2);
 }
 
-int64_t round_up(int64_t x, int64_t to) {
-    return (x + to - 1) / to * to;
-}
-
-const char *const PATH_NAMES[] = {"auto", "hopper", "repack", "mma", "simt"};
-
-/* One call as the caller made it, for the messages and the GEMMKIT_VERBOSE line. */
-struct Call {
-    gk_cuda_ctx *ctx;
-    const char *who;
-    gk_layout layout;
-    gk_trans transa, transb;
-    int64_t m, n, k;
-    gk_format at, bt, ct;
+struct Call : gk_tc_call {
     bool split; /* 3xTF32 */
 };
-
-void log_call(const Call &cl, const char *path, const char *detail) {
-    fprintf(stderr, "gemmkit: %s %s %c%c m=%lld n=%lld k=%lld a=%s b=%s c=%s%s path=%s%s\n", cl.who,
-            cl.layout == GK_ROW_MAJOR ? "row" : "col", cl.transa == GK_NO_TRANS ? 'N' : 'T',
-            cl.transb == GK_NO_TRANS ? 'N' : 'T', (long long)cl.m, (long long)cl.n, (long long)cl.k,
-            name_of(cl.at), name_of(cl.bt), name_of(cl.ct), cl.split ? " fp32=3xtf32" : "", path,
-            detail);
-}
 
 enum Kernel { K_HOPPER, K_MMA, K_SIMT };
 
@@ -153,12 +127,12 @@ gk_status execute(const Call &cl, const gk_tc_problem &p, const Plan &pl, bool *
     for (int o = 0; o < 2; o++) {
         if (!pl.copy[o]) continue;
         const int64_t size = gk_format_size(pl.to[o]);
-        const int64_t ld = pl.k_lo ? 2 * pl.k_lo : round_up(p.k, 128 / size);
+        const int64_t ld = pl.k_lo ? 2 * pl.k_lo : gk_round_up(p.k, 128 / size);
         int64_t b;
         if (__builtin_mul_overflow(o ? p.n : p.m, ld, &b) || __builtin_mul_overflow(b, size, &b) ||
             b > INT64_MAX / 4)
             return gk_fail(GK_ERR_OVERFLOW, "%s: the workspace overflows size_t", cl.who);
-        bytes[o] = round_up(b, 256);
+        bytes[o] = gk_round_up(b, 256);
         rp[o] = gk_repack{o ? p.b : p.a,
                           o ? p.ldb : p.lda,
                           o ? p.b_mn_major : p.a_mn_major,
@@ -214,7 +188,7 @@ gk_status execute(const Call &cl, const gk_tc_problem &p, const Plan &pl, bool *
                                                                   : "copied K-major",
                      pl.copy[0] ? caller[0] : "", pl.copy[0] && pl.copy[1] ? ", " : "",
                      pl.copy[1] ? caller[1] : "");
-        log_call(cl, pl.name, detail);
+        gk_tc_log(cl, pl.name, detail);
     }
     return GK_SUCCESS;
 }
@@ -248,7 +222,7 @@ gk_status run_tensor(const Call &cl, const gk_tc_problem &p) {
             return gk_fail(GK_ERR_UNSUPPORTED,
                            "%s: GEMMKIT_CUDA_TC_PATH=%s: the sm_90a kernel does not run this call "
                            "on device %d (sm_%d)",
-                           cl.who, PATH_NAMES[path], ctx->device, ctx->sm);
+                           cl.who, gk_tc_path_name(path), ctx->device, ctx->sm);
     }
     if ((path == GK_TC_AUTO || path == GK_TC_MMA) && ctx->sm >= 80) {
         Plan pl = {K_MMA, "mma", {false, false}, {p.ta, p.tb}, 0};
@@ -272,6 +246,19 @@ gk_status run_tensor(const Call &cl, const gk_tc_problem &p) {
 }
 
 } // namespace
+
+const char *gk_format_label(gk_format f) {
+    const char *s = gk_format_name(f);
+    return s ? s : "?";
+}
+
+void gk_tc_log(const gk_tc_call &cl, const char *path, const char *detail) {
+    fprintf(stderr, "gemmkit: %s %s %c%c m=%lld n=%lld k=%lld a=%s b=%s c=%s%s path=%s%s\n", cl.who,
+            cl.layout == GK_ROW_MAJOR ? "row" : "col", cl.transa == GK_NO_TRANS ? 'N' : 'T',
+            cl.transb == GK_NO_TRANS ? 'N' : 'T', (long long)cl.m, (long long)cl.n, (long long)cl.k,
+            gk_format_label(cl.at), gk_format_label(cl.bt), gk_format_label(cl.ct), cl.mode, path,
+            detail);
+}
 
 gk_status gk_cuda_gemm_ex_run(gk_cuda_ctx *ctx, const char *who, gk_layout layout, gk_trans transa,
                               gk_trans transb, int64_t m, int64_t n, int64_t k, float alpha,
@@ -304,7 +291,9 @@ gk_status gk_cuda_gemm_ex_run(gk_cuda_ctx *ctx, const char *who, gk_layout layou
     const bool f32 = atype == GK_F32;
     const bool split =
         f32 && ctx->fp32_mode == GK_FP32_3XTF32 && ctx->sm >= 80 && ctx->tc_path != GK_TC_SIMT;
-    const Call cl = {ctx, who, layout, transa, transb, m, n, k, atype, btype, ctype, split};
+    const Call cl = {{ctx, who, layout, transa, transb, m, n, k, atype, btype, ctype,
+                      split ? " fp32=3xtf32" : ""},
+                     split};
     if (f32 && !split && ctype == GK_F32 && !o.scale_a && !o.scale_b &&
         ctx->tc_path != GK_TC_SIMT) {
         /* plain SGEMM: the production kernel (or, on an old device, the best it runs) */
@@ -317,7 +306,7 @@ gk_status gk_cuda_gemm_ex_run(gk_cuda_ctx *ctx, const char *who, gk_layout layou
             int count;
             char detail[64];
             snprintf(detail, sizeof detail, " (%s)", gk_cuda_registry(&count)[id].name);
-            log_call(cl, "sgemm", detail);
+            gk_tc_log(cl, "sgemm", detail);
         }
         return st;
     }
@@ -341,7 +330,7 @@ gk_status gk_cuda_gemm_ex_run(gk_cuda_ctx *ctx, const char *who, gk_layout layou
     if (scale_only) {
         const cudaError_t err = gk_scale_c(g.c, ctype, g.n, g.m, g.ldc, g.beta, ctx->stream);
         if (err != cudaSuccess) return gk_cuda_status(who, "scale kernel launch", err);
-        if (ctx->verbose) log_call(cl, "scale", "");
+        if (ctx->verbose) gk_tc_log(cl, "scale", "");
         return GK_SUCCESS;
     }
 

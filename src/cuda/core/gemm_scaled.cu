@@ -36,15 +36,6 @@ namespace {
 
 const char WHO[] = "gk_cuda_gemm_scaled";
 
-const char *name_of(gk_format f) {
-    const char *s = gk_format_name(f);
-    return s ? s : "?";
-}
-
-int64_t round_up(int64_t x, int64_t to) {
-    return (x + to - 1) / to * to;
-}
-
 /* One operand of the kernel's problem: where it comes from and how its scales are stored. */
 struct Operand {
     const void *x; /* codes as stored */
@@ -59,7 +50,7 @@ struct Operand {
 /* Bytes of the caller's scale array of an operand with `rows` rows. */
 int64_t scale_bytes(const Operand &o, bool mx, int64_t kb) {
     if (mx) return o.rows * kb;
-    return (o.caller_a ? o.rows : (o.rows + 127) / 128) * kb * 4;
+    return (o.caller_a ? o.rows : gk_scaled_blocks(o.rows, 128)) * kb * 4;
 }
 
 /* A workspace carve-out: offsets from the start of the workspace, 256-byte aligned. */
@@ -74,29 +65,14 @@ struct Carve {
             return 0;
         }
         const int64_t off = at;
-        at += round_up(b, 256);
+        at += gk_round_up(b, 256);
         return off;
     }
 };
 
-const char *const PATH_NAMES[] = {"auto", "hopper", "repack", "mma", "simt"};
-
-struct Call {
-    gk_cuda_ctx *ctx;
-    gk_layout layout;
-    gk_trans transa, transb;
-    int64_t m, n, k;
-    gk_format at, bt, ct;
+struct Call : gk_tc_call {
     bool mx;
 };
-
-void log_call(const Call &cl, const char *path, const char *detail) {
-    fprintf(stderr, "gemmkit: %s %s %c%c m=%lld n=%lld k=%lld a=%s b=%s c=%s scaling=%s path=%s%s\n",
-            WHO, cl.layout == GK_ROW_MAJOR ? "row" : "col", cl.transa == GK_NO_TRANS ? 'N' : 'T',
-            cl.transb == GK_NO_TRANS ? 'N' : 'T', (long long)cl.m, (long long)cl.n,
-            (long long)cl.k, name_of(cl.at), name_of(cl.bt), name_of(cl.ct),
-            cl.mx ? "mx" : "block128", path, detail);
-}
 
 /* The block-scaled FP8 kernel (hopper and repack paths). *declined: nothing queued, the kernel
  * does not take the problem (or `copy` is false and an operand would need a copy). */
@@ -104,8 +80,7 @@ gk_status run_fp8_kernel(const Call &cl, gk_tc_problem p, const Operand op[2], b
                          bool *declined) {
     gk_cuda_ctx *const ctx = cl.ctx;
     *declined = true;
-    const int64_t kb = (p.k + 127) / 128;
-    if (cl.mx) return GK_SUCCESS;
+    if (cl.mx || ctx->sm != 90) return GK_SUCCESS;
     /* Which operands go through the workspace: those the TMA cannot read as stored. Only E4M3
      * pairs have a block-scaled instantiation. */
     bool need[2];
@@ -113,52 +88,48 @@ gk_status run_fp8_kernel(const Call &cl, gk_tc_problem p, const Operand op[2], b
         need[o] = (uintptr_t)op[o].x % 16 || op[o].ld % 16 || op[o].mn_major;
         if (op[o].fmt != GK_F8_E4M3FN || (need[o] && !copy)) return GK_SUCCESS;
     }
+    const int64_t kb = gk_scaled_blocks(p.k, 128), x_ld = gk_round_up(p.k, 128);
     Carve cv;
     int64_t s_off[2] = {0, 0}, s_ld[2] = {0, 0}, x_off[2] = {0, 0};
-    const int64_t x_ld = round_up(p.k, 128);
     for (int o = 0; o < 2; o++) {
         if (op[o].caller_a) { /* per-row scales, transposed */
-            s_ld[o] = round_up(op[o].rows, 4);
+            s_ld[o] = gk_round_up(op[o].rows, 4);
             s_off[o] = cv.take(kb, s_ld[o], 4);
         }
         if (need[o]) x_off[o] = cv.take(op[o].rows, x_ld, 1);
     }
     if (cv.overflow || (uint64_t)cv.at > SIZE_MAX / 2)
         return gk_fail(GK_ERR_OVERFLOW, "%s: the workspace overflows size_t", WHO);
+    gk_status st = gk_cuda_workspace(ctx, (size_t)cv.at, WHO);
+    if (st != GK_SUCCESS) return st;
+    char *ws = reinterpret_cast<char *>(ctx->work);
     gk_tc_problem q = p;
     gk_tc_scales *bs[2] = {&q.bs_a, &q.bs_b};
+    float *s_dst[2] = {nullptr, nullptr};
     for (int o = 0; o < 2; o++) {
-        /* provisional pointers (offsets) for the support test; real ones after the allocation */
         const bool row = s_ld[o] > 0;
+        if (row) s_dst[o] = reinterpret_cast<float *>(ws + s_off[o]);
         *bs[o] = gk_tc_scales{row ? GK_TCS_ROW : GK_TCS_BLK128,
-                              row ? (const float *)(uintptr_t)(256 + s_off[o])
-                                  : (const float *)op[o].scale,
+                              row ? s_dst[o] : static_cast<const float *>(op[o].scale),
                               row ? s_ld[o] : kb};
         if (need[o]) {
-            (o ? q.b : q.a) = (const void *)(uintptr_t)(256 + x_off[o]);
+            (o ? q.b : q.a) = ws + x_off[o];
             (o ? q.ldb : q.lda) = x_ld;
             (o ? q.b_mn_major : q.a_mn_major) = 0;
         }
     }
     if (!gk_hopper_supports(q, ctx->sm)) return GK_SUCCESS;
     *declined = false;
-    gk_status st = gk_cuda_workspace(ctx, (size_t)cv.at, WHO);
-    if (st != GK_SUCCESS) return st;
-    char *ws = reinterpret_cast<char *>(ctx->work);
     cudaError_t err = cudaSuccess;
     for (int o = 0; o < 2 && err == cudaSuccess; o++) {
-        if (s_ld[o] > 0) {
-            float *dst = reinterpret_cast<float *>(ws + s_off[o]);
-            bs[o]->s = dst;
-            err = gk_scales_transpose(op[o].scale, 0, op[o].rows, kb, dst, s_ld[o], ctx->stream);
-        }
+        if (s_ld[o] > 0)
+            err = gk_scales_transpose(static_cast<const float *>(op[o].scale), op[o].rows, kb,
+                                      s_dst[o], s_ld[o], ctx->stream);
         if (err == cudaSuccess && need[o]) {
-            void *dst = ws + x_off[o];
-            (o ? q.b : q.a) = dst;
             gk_repack r = {};
             r.src = op[o].x, r.ld_src = op[o].ld, r.src_mn_major = op[o].mn_major;
-            r.src_fmt = op[o].fmt, r.rows = op[o].rows, r.k = p.k;
-            r.dst = dst, r.ld_dst = x_ld, r.dst_fmt = GK_F8_E4M3FN;
+            r.src_fmt = r.dst_fmt = GK_F8_E4M3FN, r.rows = op[o].rows, r.k = p.k;
+            r.dst = ws + x_off[o], r.ld_dst = x_ld;
             err = gk_repack_operand(r, ctx->stream);
         }
     }
@@ -172,9 +143,9 @@ gk_status run_fp8_kernel(const Call &cl, gk_tc_problem p, const Operand op[2], b
     if (ctx->verbose) {
         char detail[96] = "";
         if (need[0] || need[1])
-            snprintf(detail, sizeof detail, " (copied K-major: kernel %s%s%s)",
-                     need[0] ? "A" : "", need[0] && need[1] ? ", " : "", need[1] ? "B" : "");
-        log_call(cl, copy ? "repack+hopper" : "hopper", detail);
+            snprintf(detail, sizeof detail, " (copied K-major: kernel %s%s%s)", need[0] ? "A" : "",
+                     need[0] && need[1] ? ", " : "", need[1] ? "B" : "");
+        gk_tc_log(cl, copy ? "repack+hopper" : "hopper", detail);
     }
     return GK_SUCCESS;
 }
@@ -185,8 +156,8 @@ gk_status run_decoded(const Call &cl, gk_tc_problem p, const Operand op[2], int 
     gk_cuda_ctx *const ctx = cl.ctx;
     const gk_format to = cl.mx ? GK_BF16 : GK_F32;
     const int64_t size = gk_format_size(to);
-    const int64_t ld = round_up(p.k, 128 / size), group = cl.mx ? 32 : 128;
-    const int64_t kb = (p.k + group - 1) / group;
+    const int64_t ld = gk_round_up(p.k, 128 / size), group = cl.mx ? 32 : 128;
+    const int64_t kb = gk_scaled_blocks(p.k, group);
     Carve cv;
     int64_t off[2];
     for (int o = 0; o < 2; o++)
@@ -204,9 +175,9 @@ gk_status run_decoded(const Call &cl, gk_tc_problem p, const Operand op[2], int 
         r.src_fmt = op[o].fmt, r.rows = op[o].rows, r.k = p.k;
         r.dst = ws + off[o], r.ld_dst = ld, r.dst_fmt = to;
         r.scale = op[o].scale, r.scale_group = (int)group, r.scale_ld = kb;
-        r.scale_kind = cl.mx              ? GK_REPACK_SCALE_ROW_E8M0
-                       : op[o].caller_a   ? GK_REPACK_SCALE_ROW_F32
-                                          : GK_REPACK_SCALE_BLK128_F32;
+        r.scale_kind = cl.mx            ? GK_REPACK_SCALE_ROW_E8M0
+                       : op[o].caller_a ? GK_REPACK_SCALE_ROW_F32
+                                        : GK_REPACK_SCALE_BLK128_F32;
         const cudaError_t err = gk_repack_operand(r, ctx->stream);
         if (err != cudaSuccess) return gk_cuda_status(WHO, "repack kernel launch", err);
         (o ? q.b : q.a) = r.dst;
@@ -229,18 +200,17 @@ gk_status run_decoded(const Call &cl, gk_tc_problem p, const Operand op[2], int 
     if (err == cudaSuccess) err = cudaGetLastError();
     if (err != cudaSuccess) return gk_cuda_status(WHO, name, err);
     if (ctx->verbose)
-        log_call(cl, name, cl.mx ? " (decoded to bfloat16)" : " (decoded to float32)");
+        gk_tc_log(cl, name, cl.mx ? " (decoded to bfloat16)" : " (decoded to float32)");
     return GK_SUCCESS;
 }
 
 } // namespace
 
-gk_status gk_cuda_gemm_scaled(gk_cuda_ctx *ctx, gk_layout layout, gk_trans transa,
-                              gk_trans transb, int64_t m, int64_t n, int64_t k, float alpha,
-                              gk_format atype, const void *a, int64_t lda, const void *a_scale,
-                              gk_format btype, const void *b, int64_t ldb, const void *b_scale,
-                              gk_scaling scaling, float beta, gk_format ctype, void *c,
-                              int64_t ldc) {
+gk_status gk_cuda_gemm_scaled(gk_cuda_ctx *ctx, gk_layout layout, gk_trans transa, gk_trans transb,
+                              int64_t m, int64_t n, int64_t k, float alpha, gk_format atype,
+                              const void *a, int64_t lda, const void *a_scale, gk_format btype,
+                              const void *b, int64_t ldb, const void *b_scale, gk_scaling scaling,
+                              float beta, gk_format ctype, void *c, int64_t ldc) {
     gk_clear_error();
     if (ctx == NULL) return gk_fail(GK_ERR_INVALID_VALUE, "%s: ctx is NULL", WHO);
     gk_status st = gk_check_scaled_formats(WHO, (int)scaling, (int)atype, (int)btype, (int)ctype);
@@ -267,7 +237,9 @@ gk_status gk_cuda_gemm_scaled(gk_cuda_ctx *ctx, gk_layout layout, gk_trans trans
                                names[i], sc[i]);
         }
     }
-    const Call cl = {ctx, layout, transa, transb, m, n, k, atype, btype, ctype, mx};
+    const Call cl = {{ctx, WHO, layout, transa, transb, m, n, k, atype, btype, ctype,
+                      mx ? " scaling=mx" : " scaling=block128"},
+                     mx};
 
     gk_device_guard guard(ctx->device);
     if (guard.error() != cudaSuccess) return gk_cuda_status(WHO, "cudaSetDevice", guard.error());
@@ -279,18 +251,18 @@ gk_status gk_cuda_gemm_scaled(gk_cuda_ctx *ctx, gk_layout layout, gk_trans trans
     /* kernel A = normalised op(B)^T (rows g.n), kernel B = normalised op(A)^T (rows g.m) */
     const Operand op[2] = {{g.b, g.ldb, g.transb, gb_t, g.n, gb_s, row},
                            {g.a, g.lda, !g.transa, ga_t, g.m, ga_s, !row}};
-    const int64_t kb = (g.k + (mx ? 31 : 127)) / (mx ? 32 : 128);
+    const int64_t kb = gk_scaled_blocks(g.k, mx ? 32 : 128);
     if (ctx->checks) {
         st = gk_cuda_check_call_sized(ctx, WHO, row, &g, 1, 1, csz);
         for (int o = 0; o < 2 && st == GK_SUCCESS && !scale_only; o++)
-            st = gk_cuda_check_buffer(ctx, WHO, op[o].caller_a ? "a_scale" : "b_scale",
-                                      op[o].scale, scale_bytes(op[o], mx, kb));
+            st = gk_cuda_check_buffer(ctx, WHO, op[o].caller_a ? "a_scale" : "b_scale", op[o].scale,
+                                      scale_bytes(op[o], mx, kb));
         if (st != GK_SUCCESS) return st;
     }
     if (scale_only) {
         const cudaError_t err = gk_scale_c(g.c, ctype, g.n, g.m, g.ldc, g.beta, ctx->stream);
         if (err != cudaSuccess) return gk_cuda_status(WHO, "scale kernel launch", err);
-        if (ctx->verbose) log_call(cl, "scale", "");
+        if (ctx->verbose) gk_tc_log(cl, "scale", "");
         return GK_SUCCESS;
     }
 
@@ -320,7 +292,7 @@ gk_status gk_cuda_gemm_scaled(gk_cuda_ctx *ctx, gk_layout layout, gk_trans trans
             return gk_fail(GK_ERR_UNSUPPORTED,
                            "%s: GEMMKIT_CUDA_TC_PATH=%s: the sm_90a block-scaled kernel does not "
                            "run this call on device %d (sm_%d)",
-                           WHO, PATH_NAMES[path], ctx->device, ctx->sm);
+                           WHO, gk_tc_path_name(path), ctx->device, ctx->sm);
     }
     if (path == GK_TC_MMA && ctx->sm < 80)
         return gk_fail(GK_ERR_UNSUPPORTED,

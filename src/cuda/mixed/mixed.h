@@ -3,11 +3,10 @@
  * src/cuda/core/gemm_ex.cu), beside the sm_90a kernel of src/cuda/hopper/: the repack kernel that
  * copies an operand into the K-major, padded form a tensor-core kernel reads (converting FP8 to
  * BF16, or splitting float32 into TF32 high and low parts, on the way; for the block-scaled GEMM,
- * src/cuda/core/gemm_scaled.cu, also re-encoding FP6/FP4 codes as E4M3 or decoding codes times
- * their block scales), the transpose of per-row block scales, the scaling of C for calls
- * without a product, the portable tensor-core kernel (mma.sync, sm_80+) and the SIMT kernel that
- * takes everything. The kernels take the problem of hopper.h; docs/cuda.md, "Mixed precision",
- * says which runs when.
+ * src/cuda/core/gemm_scaled.cu, also decoding codes times their block scales), the transpose of
+ * per-row block scales, the scaling of C for calls without a product, the portable tensor-core
+ * kernel (mma.sync, sm_80+) and the SIMT kernel that takes everything. The kernels take the problem
+ * of hopper.h; docs/cuda.md, "Mixed precision", says which runs when.
  */
 #ifndef GK_CUDA_MIXED_MIXED_H
 #define GK_CUDA_MIXED_MIXED_H
@@ -28,10 +27,9 @@ static inline int64_t gk_split_k_lo(int64_t k) {
  *   src_fmt == dst_fmt        the bits, unchanged (no scales);
  *   GK_F32 -> GK_TF32         split for 3xTF32 (k_lo > 0): hi = rna_tf32(x) at column kk,
  *                             lo = rna_tf32(x - hi) at column k_lo + kk;
- *   code -> GK_F8_E4M3FN      E4M3, FP6 or FP4 codes (GK_F6_E2M3FN, GK_F6_E3M2FN, GK_F4_E2M1FN:
- *                             one code per byte, as gk_encode writes them) re-encoded as E4M3,
- *                             exactly (every such value is an E4M3 value); no scales;
- *   code -> GK_BF16, GK_F32   any FP8/FP6/FP4 code decoded (src/formats/scalar.h) and multiplied
+ *   code -> GK_BF16, GK_F32   any FP8/FP6/FP4 code (GK_F6_E2M3FN, GK_F6_E3M2FN, GK_F4_E2M1FN: one
+ *                             code per byte, as gk_encode writes them) decoded
+ *                             (src/formats/scalar.h) and multiplied
  *                             by its block scale when scale_kind is not NONE: decode(code) * scale
  *                             in float32 (one rounding; exact for an MX element times its E8M0
  *                             scale), then for BF16 rounded to nearest even (exact for such MX
@@ -47,7 +45,7 @@ static inline int64_t gk_split_k_lo(int64_t k) {
  * (src[kk * ld_src + r]); both are read and written coalesced (64 x 64 tiles staged in shared
  * memory). The trailing scale fields zero (brace-initialised without them) mean no scales.
  * Returns the launch error; cudaErrorInvalidValue, nothing launched, for a conversion not listed
- * (scales with a destination other than BF16/F32, E5M2 -> E4M3, ...). */
+ * (a conversion to a format other than BF16/F32, a scale kind or group not listed, ...). */
 enum gk_repack_scale_kind {
     GK_REPACK_SCALE_NONE = 0,
     GK_REPACK_SCALE_ROW_F32 = 1,
@@ -72,11 +70,11 @@ struct gk_repack {
 cudaError_t gk_repack_operand(const gk_repack &r, cudaStream_t stream);
 
 /* Per-row block scales transposed into the form the sm_90a kernel loads (hopper.h, GK_TCS_ROW):
- * src is the caller's rows x kb array (row stride kb) of float32 scales, or of E8M0 bytes when
- * e8m0 != 0 (2^(e - 127); 0: 2^-127, 0xFF: NaN); dst[j * ld_dst + r] = the float32 scale of row r,
- * block j, and 0 for r in [rows, ld_dst). ld_dst >= rows, a multiple of 4. Returns the launch
- * error (cudaErrorInvalidValue, nothing launched, for an ld_dst that breaks those rules). */
-cudaError_t gk_scales_transpose(const void *src, int e8m0, int64_t rows, int64_t kb, float *dst,
+ * src is the caller's rows x kb array of float32 scales (row stride kb); dst[j * ld_dst + r] =
+ * the scale of row r, block j, and 0 for r in [rows, ld_dst). ld_dst >= rows, a multiple of 4.
+ * Returns the launch error (cudaErrorInvalidValue, nothing launched, for an ld_dst that breaks
+ * those rules). */
+cudaError_t gk_scales_transpose(const float *src, int64_t rows, int64_t kb, float *dst,
                                 int64_t ld_dst, cudaStream_t stream);
 
 /* C (row-major rows x cols, ldc, type tc) = beta * C; beta == 0 stores zeros without reading C. */

@@ -1,8 +1,8 @@
 /*
  * repack.cu — the data movement around the mixed-precision and block-scaled GEMM kernels: an
  * operand copied into the workspace in the K-major, zero-padded form a tensor-core kernel reads
- * (with the 3xTF32 split, or a code conversion — FP8/FP6/FP4 to E4M3, BF16 or float32, block
- * scales applied — on the way: mixed.h), per-row block scales transposed for the sm_90a kernel,
+ * (with the 3xTF32 split, or a code conversion — FP8/FP6/FP4 to BF16 or float32, block scales
+ * applied — on the way: mixed.h), per-row block scales transposed for the sm_90a kernel,
  * and C = beta * C in C's format for calls without a product.
  *
  * The repack stages 64 x 64 tiles in shared memory (as 32-bit words, one per element, rows padded
@@ -50,9 +50,8 @@ __device__ __forceinline__ float block_scale(const gk_repack &r, int64_t row, in
 }
 
 /* MODE COPY moves SIZE-byte elements unchanged; CONVERT reads one code per byte (r.src_fmt),
- * multiplies its value by its block scale (if any) and writes it as a SIZE-byte E4M3, BF16 or
- * float32; SPLIT reads float32 and writes the TF32 high part at kk and the low part at
- * k_lo + kk. */
+ * multiplies its value by its block scale (if any) and writes it as a SIZE-byte BF16 or float32;
+ * SPLIT reads float32 and writes the TF32 high part at kk and the low part at k_lo + kk. */
 template <int MODE, int SIZE> __global__ void repack_kernel(const gk_repack r) {
     constexpr int IN = MODE == COPY ? SIZE : MODE == CONVERT ? 1 : 4;
     constexpr int OUT = MODE == SPLIT ? 4 : SIZE;
@@ -98,9 +97,7 @@ template <int MODE, int SIZE> __global__ void repack_kernel(const gk_repack r) {
                         if (in) {
                             float x = gk_decode_scalar(r.src_fmt, v);
                             if (scaled) x *= block_scale(r, row, kk);
-                            out = OUT == 1   ? gk_encode_e4m3fn(x, 0)
-                                  : OUT == 2 ? gk_encode_bf16(x, 0)
-                                             : __float_as_uint(x);
+                            out = OUT == 2 ? gk_encode_bf16(x, 0) : __float_as_uint(x);
                         }
                         store_bits<OUT>(r.dst, at, out);
                     } else {
@@ -128,8 +125,8 @@ template <int MODE, int SIZE> cudaError_t launch(const gk_repack &r, cudaStream_
  * grid x, the blocks along grid y. A tile is read as one run of its rows' w = min(32, kb - j0)
  * scales, so a short row (kb < 32, the common case) still gives contiguous loads; it is written
  * along r, contiguous in dst. Rows [rows, ld_dst) get zeros. */
-__global__ void scales_transpose_kernel(const void *src, int e8m0, int64_t rows, int64_t kb,
-                                        float *dst, int64_t ld_dst) {
+__global__ void scales_transpose_kernel(const float *src, int64_t rows, int64_t kb, float *dst,
+                                        int64_t ld_dst) {
     __shared__ float tile[TX][TX + 1];
     const int64_t tiles_r = (ld_dst + TX - 1) / TX, tiles_j = (kb + TX - 1) / TX;
     for (int64_t tj = blockIdx.y; tj < tiles_j; tj += gridDim.y)
@@ -139,9 +136,7 @@ __global__ void scales_transpose_kernel(const void *src, int e8m0, int64_t rows,
             for (int e = threadIdx.y * TX + threadIdx.x; e < TX * w; e += TX * TY) {
                 const int i = e / w, jj = e % w;
                 const int64_t at = (r0 + i) * kb + j0 + jj;
-                if (r0 + i < rows)
-                    tile[i][jj] = e8m0 ? gk_decode_e8m0fnu(static_cast<const uint8_t *>(src)[at])
-                                       : static_cast<const float *>(src)[at];
+                if (r0 + i < rows) tile[i][jj] = src[at];
             }
             __syncthreads();
             for (int i = threadIdx.y; i < w; i += TY) {
@@ -192,9 +187,6 @@ cudaError_t gk_repack_operand(const gk_repack &r, cudaStream_t stream) {
             return cudaErrorInvalidValue;
     }
     switch (r.dst_fmt) {
-    case GK_F8_E4M3FN: /* exact re-encoding only */
-        if (scaled || s == GK_F8_E5M2) return cudaErrorInvalidValue;
-        return launch<CONVERT, 1>(r, stream);
     case GK_BF16:
         return launch<CONVERT, 2>(r, stream);
     case GK_F32:
@@ -204,14 +196,14 @@ cudaError_t gk_repack_operand(const gk_repack &r, cudaStream_t stream) {
     }
 }
 
-cudaError_t gk_scales_transpose(const void *src, int e8m0, int64_t rows, int64_t kb, float *dst,
+cudaError_t gk_scales_transpose(const float *src, int64_t rows, int64_t kb, float *dst,
                                 int64_t ld_dst, cudaStream_t stream) {
     if (rows < 0 || kb < 0 || ld_dst < rows || ld_dst % 4) return cudaErrorInvalidValue;
     if (ld_dst == 0 || kb == 0) return cudaSuccess;
     const int64_t tiles_r = (ld_dst + TX - 1) / TX, tiles_j = (kb + TX - 1) / TX;
     const dim3 grid((unsigned)(tiles_r < MAX_GRID_X ? tiles_r : MAX_GRID_X),
                     (unsigned)(tiles_j < MAX_GRID_Y ? tiles_j : MAX_GRID_Y));
-    scales_transpose_kernel<<<grid, dim3(TX, TY), 0, stream>>>(src, e8m0, rows, kb, dst, ld_dst);
+    scales_transpose_kernel<<<grid, dim3(TX, TY), 0, stream>>>(src, rows, kb, dst, ld_dst);
     return cudaGetLastError();
 }
 
