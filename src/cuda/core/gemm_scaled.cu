@@ -27,6 +27,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <utility>
+
 #include "cuda/core/core.h"
 #include "cuda/hopper/hopper.h"
 #include "cuda/mixed/mixed.h"
@@ -81,6 +83,19 @@ gk_status run_fp8_kernel(const Call &cl, gk_tc_problem p, const Operand op[2], b
     gk_cuda_ctx *const ctx = cl.ctx;
     *declined = true;
     if (cl.mx || ctx->sm != 90) return GK_SUCCESS;
+    /* The kernel takes the per-row scales on its A. When they belong to its B (a column-major
+     * call), swap the operands and let it store C transposed: a per-column scale in the kernel's
+     * promotion measured slower (docs/cuda.md, "Block-scaled GEMM"). */
+    Operand swapped[2];
+    if (!op[0].caller_a) {
+        swapped[0] = op[1], swapped[1] = op[0];
+        op = swapped;
+        std::swap(p.m, p.n);
+        std::swap(p.ta, p.tb);
+        p.a = op[0].x, p.lda = op[0].ld, p.a_mn_major = op[0].mn_major;
+        p.b = op[1].x, p.ldb = op[1].ld, p.b_mn_major = op[1].mn_major;
+        p.c_trans = 1;
+    }
     /* Which operands go through the workspace: those the TMA cannot read as stored. Only E4M3
      * pairs have a block-scaled instantiation. */
     bool need[2];

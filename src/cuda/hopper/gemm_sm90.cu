@@ -91,7 +91,7 @@ bool scale_map(CUtensorMap *map, const gk_tc_scales &sc, int64_t k, int tile_row
 
 template <class C> cudaError_t launch(const gk_tc_problem &p, const gk_launch_env &env) {
     const int eb = op_traits<C::OP>::elem_bytes;
-    CUtensorMap ma, mb, ma_lo, mb_lo, mc, msa, msb;
+    CUtensorMap ma, mb, ma_lo, mb_lo, mc, msa;
     if (!operand_map(&ma, eb, p.a, p.a_mn_major, p.m, p.k, p.lda, BM) ||
         !operand_map(&mb, eb, p.b, p.b_mn_major, p.n, p.k, p.ldb, C::BN / C::CM))
         return cudaErrorInvalidValue;
@@ -111,23 +111,22 @@ template <class C> cudaError_t launch(const gk_tc_problem &p, const gk_launch_en
     kp.tiles = kp.tiles_m * kp.tiles_n;
     kp.kblocks = (int)gk_ceil_div(p.k, C::BK);
     kp.split3 = p.k_lo > 0;
-    kp.c = p.c, kp.ldc = p.ldc, kp.c_type = out_for(p.tc);
+    kp.c = p.c, kp.ldc = p.ldc, kp.c_type = out_for(p.tc), kp.c_trans = p.c_trans;
     const int cb = p.tc == GK_F32 ? 4 : 2;
-    kp.c_pair = (uintptr_t)p.c % (2 * cb) == 0 && p.ldc % 2 == 0;
-    /* beta != 0 reads C: those calls keep the direct path (docs/cuda.md) */
+    kp.c_pair = !p.c_trans && (uintptr_t)p.c % (2 * cb) == 0 && p.ldc % 2 == 0;
+    /* beta != 0 reads C: those calls keep the direct path (docs/cuda.md). C's lines are the
+     * kernel's rows, or its columns when C is stored transposed. */
+    const int64_t line = p.c_trans ? p.m : p.n, lines = p.c_trans ? p.n : p.m;
     kp.c_tma = p.beta == 0.0f && (uintptr_t)p.c % 16 == 0 && (p.ldc * cb) % 16 == 0 &&
-               make_map(&mc, cb, p.c, p.n, p.m, p.ldc * cb, ROW_BYTES / cb, 64);
-    kp.c_tma_last = (p.n * cb) % 16 == 0;
+               make_map(&mc, cb, p.c, line, lines, p.ldc * cb, ROW_BYTES / cb, 64);
+    kp.c_tma_last = (line * cb) % 16 == 0;
     if (!kp.c_tma) mc = ma;
     kp.alpha = p.alpha, kp.beta = p.beta;
     kp.scale_a = p.scale_a, kp.scale_b = p.scale_b;
-    msa = msb = ma; /* unused unless the configuration has per-row scales */
-    if ((C::A_ROW && !scale_map(&msa, p.bs_a, p.k, BM)) ||
-        (C::B_ROW && !scale_map(&msb, p.bs_b, p.k, C::BN)))
-        return cudaErrorInvalidValue;
-    const gk_tc_scales &blk = p.bs_a.kind == GK_TCS_BLK128 ? p.bs_a : p.bs_b;
-    kp.blk = blk.kind == GK_TCS_BLK128 ? blk.s : nullptr, kp.blk_ld = blk.ld;
-    kp.blk_rows = (int)gk_ceil_div(&blk == &p.bs_a ? p.m : p.n, (int64_t)128);
+    msa = ma; /* unused unless the configuration is block-scaled */
+    if (C::SC != SC_NONE && !scale_map(&msa, p.bs_a, p.k, BM)) return cudaErrorInvalidValue;
+    kp.blk = p.bs_b.kind == GK_TCS_BLK128 ? p.bs_b.s : nullptr, kp.blk_ld = p.bs_b.ld;
+    kp.blk_rows = (int)gk_ceil_div(p.n, (int64_t)128);
 
     cudaError_t err = cudaFuncSetAttribute(
         gemm_kernel<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM_BYTES);
@@ -149,7 +148,7 @@ template <class C> cudaError_t launch(const gk_tc_problem &p, const gk_launch_en
     }
     const int clusters = kp.tiles < slots ? kp.tiles : slots;
     cfg.gridDim = dim3(clusters * C::CM);
-    err = cudaLaunchKernelEx(&cfg, gemm_kernel<C>, ma, mb, ma_lo, mb_lo, mc, msa, msb, kp);
+    err = cudaLaunchKernelEx(&cfg, gemm_kernel<C>, ma, mb, ma_lo, mb_lo, mc, msa, kp);
     return err != cudaSuccess ? err : cudaGetLastError();
 }
 
@@ -160,28 +159,14 @@ template <int OP> cudaError_t launch_16bit(const gk_tc_problem &p, const gk_laun
     return launch<config<OP, 256, false, false, false, CM>>(p, env);
 }
 
-/* The block-scale configuration of p (block_scaled(p) holds), or SC_NONE. */
-int scale_config(const gk_tc_problem &p) {
-    const int a = p.bs_a.kind, b = p.bs_b.kind;
-    if (a == GK_TCS_ROW && b == GK_TCS_BLK128) return SC_K128_AROW;
-    if (a == GK_TCS_BLK128 && b == GK_TCS_ROW) return SC_K128_BROW;
-    return SC_NONE;
-}
-
 bool block_scaled(const gk_tc_problem &p) {
     return p.bs_a.kind != GK_TCS_NONE || p.bs_b.kind != GK_TCS_NONE;
 }
 
 template <int OP> cudaError_t launch_fp8(const gk_tc_problem &p, const gk_launch_env &env) {
     if (block_scaled(p)) {
-        if constexpr (OP == OP_E4M3_E4M3) {
-            switch (scale_config(p)) {
-            case SC_K128_AROW:
-                return launch<config<OP, 192, false, false, true, CM, SC_K128_AROW>>(p, env);
-            case SC_K128_BROW:
-                return launch<config<OP, 192, false, false, true, CM, SC_K128_BROW>>(p, env);
-            }
-        }
+        if constexpr (OP == OP_E4M3_E4M3)
+            return launch<config<OP, 192, false, false, true, CM, SC_K128>>(p, env);
         return cudaErrorNotSupported;
     }
     if (p.fp8_fast_accum) return launch<config<OP, 256, false, false, false, CM>>(p, env);
@@ -216,10 +201,11 @@ int gk_hopper_supports(const gk_tc_problem &p, int sm) {
     if ((uintptr_t)p.a % 16 || (uintptr_t)p.b % 16 || (p.lda * eb) % 16 || (p.ldb * eb) % 16)
         return 0;
     if (p.k_lo > 0 && (p.k_lo * eb) % 16) return 0;
-    /* block scales: E4M3 pairs in one of scale_config's arrangements; per-row scales are TMA
-     * lines (16-byte aligned, ld a multiple of 4 floats), 128x128 ones float-aligned */
+    /* block scales: E4M3 pairs, per-row scales on A (TMA lines: 16-byte aligned, ld a multiple
+     * of 4 floats), 128x128 blocks on B (float-aligned) */
     if (block_scaled(p)) {
-        if (op != OP_E4M3_E4M3 || scale_config(p) == SC_NONE) return 0;
+        if (op != OP_E4M3_E4M3 || p.bs_a.kind != GK_TCS_ROW || p.bs_b.kind != GK_TCS_BLK128)
+            return 0;
         const gk_tc_scales *sc[2] = {&p.bs_a, &p.bs_b};
         for (const gk_tc_scales *x : sc) {
             if (!x->s || x->ld <= 0) return 0;

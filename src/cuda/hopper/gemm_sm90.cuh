@@ -19,15 +19,18 @@
  *   - FP8 without fast accumulation: each stage's four wgmmas accumulate into a temporary that is
  *     added to the float32 accumulator after every 128 of K (the tensor core's FP8 accumulator
  *     keeps fewer mantissa bits than float32). That needs twice the registers, hence BN = 192.
- *   - Block-scaled FP8 (hopper.h's block scales, 1x128 on one operand and 128x128 on the other):
- *     the same promotion, each stage's temporary multiplied by its rows' and columns' scales as it
- *     is added. Per-row scales travel with the stage (a TMA box of the transposed float32 scales
- *     behind the A and B tiles); 128x128 block scales are a value or two per stage, read from
- *     global memory (L2) by the consumers.
+ *   - Block-scaled FP8 (hopper.h's block scales: 1x128 on A, 128x128 on B): the same promotion,
+ *     each stage's temporary multiplied by its rows' scales and its columns' block scale as it is
+ *     added. A's per-row scales travel with the stage (a TMA box of the transposed float32 scales
+ *     behind the A and B tiles); B's 128x128 block scales are a value or two per stage, read from
+ *     global memory (L2) by the consumers. Only this arrangement exists: a per-column scale
+ *     would cost each thread a multiply per column pair and stage, and measured slower than
+ *     swapping the operands and storing C transposed (docs/cuda.md, "Block-scaled GEMM").
  *   - 3xTF32 (split3): the producer walks three virtual K blocks per block of K, loading
  *     (A lo, B hi), (A hi, B lo), (A hi, B hi) from the four tensor maps.
- *   - Epilogue: alpha (times the FP8 scales) and beta applied in registers, stored straight to
- *     global memory as pairs of columns, rows and columns past M and N masked.
+ *   - Epilogue: alpha (times the FP8 scales) and beta applied in registers, stored through shared
+ *     memory with TMA (beta == 0, aligned C) or straight to global memory as pairs of columns (or
+ *     single elements of a transposed C), rows and columns past M and N masked.
  */
 #ifndef GK_CUDA_HOPPER_GEMM_SM90_CUH
 #define GK_CUDA_HOPPER_GEMM_SM90_CUH
@@ -42,9 +45,8 @@ namespace gk_sm90 {
 /* The multiply: operand types and the wgmma that consumes them. */
 enum op_kind { OP_BF16, OP_F16, OP_TF32, OP_E4M3_E4M3, OP_E4M3_E5M2, OP_E5M2_E4M3 };
 
-/* Block scales per 128 of K (hopper.h): none; per-row scales on A and 128x128 blocks on B, or
- * the reverse. */
-enum scale_kind { SC_NONE, SC_K128_AROW, SC_K128_BROW };
+/* Block scales per 128 of K (hopper.h): none, or per-row scales on A and 128x128 blocks on B. */
+enum scale_kind { SC_NONE, SC_K128 };
 
 /* Output element types (runtime: the epilogue is a small part of the kernel). */
 enum out_kind { OUT_F32 = 0, OUT_BF16 = 1, OUT_F16 = 2 };
@@ -66,16 +68,17 @@ struct params {
     void *c;
     int64_t ldc;
     int c_type;     /* out_kind */
+    int c_trans;    /* C stored transposed: element (row, col) at c[col * ldc + row] */
     int c_pair;     /* C may be accessed two elements at a time (alignment of c and ldc) */
     int c_tma;      /* store C through shared memory with TMA (beta == 0 and TMA-aligned C) */
-    int c_tma_last; /* ... also in the last tile column: TMA stores whole 16-byte pieces, so a
-                     * row end that is not a multiple of 16 bytes takes the direct path there */
+    int c_tma_last; /* ... also in the last tile column (transposed: row): C's lines end on a
+                     * multiple of 16 bytes */
     float alpha, beta;
     const float *scale_a, *scale_b;
-    /* 128x128 block scales of the operand that has them (SC_K128_*): blk[(r / 128) * blk_ld + kb] */
+    /* B's 128x128 block scales (SC_K128): blk[(col / 128) * blk_ld + kb] */
     const float *blk;
     int64_t blk_ld;
-    int blk_rows; /* ceil(rows / 128) of that operand */
+    int blk_rows; /* ceil(n / 128) */
 };
 
 template <int OP> struct op_traits;
@@ -92,12 +95,11 @@ struct config {
     static constexpr bool A_MN = A_MN_, B_MN = B_MN_, PROMOTE = PROMOTE_;
     static constexpr int BK = ROW_BYTES / op_traits<OP>::elem_bytes; /* K elements per stage */
     static constexpr int A_BYTES = BM * ROW_BYTES, B_BYTES = BN * ROW_BYTES;
-    /* per-row scales of a stage (one block of K) for the BM rows of A or the BN rows of B, float32,
-     * after the tiles; the stage size stays a multiple of the swizzle's 1024 bytes */
-    static constexpr bool A_ROW = SC == SC_K128_AROW, B_ROW = SC == SC_K128_BROW;
-    static constexpr int SA_BYTES = A_ROW ? BM * 4 : 0, SB_BYTES = B_ROW ? BN * 4 : 0;
-    static constexpr int TX_BYTES = A_BYTES + B_BYTES + SA_BYTES + SB_BYTES; /* TMA bytes/stage */
-    static constexpr int STAGE_BYTES = A_BYTES + B_BYTES + (SA_BYTES + SB_BYTES + 1023) / 1024 * 1024;
+    /* per-row scales of a stage (one block of K) for the BM rows of A, float32, after the tiles;
+     * the stage size stays a multiple of the swizzle's 1024 bytes */
+    static constexpr int SA_BYTES = SC == SC_K128 ? BM * 4 : 0;
+    static constexpr int TX_BYTES = A_BYTES + B_BYTES + SA_BYTES; /* TMA bytes per stage */
+    static constexpr int STAGE_BYTES = A_BYTES + B_BYTES + (SA_BYTES + 1023) / 1024 * 1024;
     static constexpr int STAGES = (196608 / STAGE_BYTES) < 8 ? 196608 / STAGE_BYTES : 8;
     static constexpr int NACC = BN / 2; /* accumulator floats per thread (64 rows x BN / 128) */
     /* dynamic shared memory: 1024-byte alignment slack, the ring, the epilogue's staging buffers
@@ -154,10 +156,13 @@ __device__ __forceinline__ void mma_stage(float *d, uint32_t a_base, uint32_t b_
     }
 }
 
+/* Elements (row, col) and (row, col + 1) of the product: alpha, beta and C's type applied. */
 __device__ __forceinline__ void store_pair(const params &p, int64_t row, int64_t col, float v0,
                                            float v1, float alpha, float beta) {
     if (row >= p.m || col >= p.n) return;
-    const int64_t off = row * p.ldc + col;
+    /* the second element: the next one in memory, or a column of C (ldc) further when transposed */
+    const int64_t off = p.c_trans ? col * p.ldc + row : row * p.ldc + col;
+    const int64_t next = p.c_trans ? p.ldc : 1;
     const bool both = col + 1 < p.n;
     if (p.c_type == OUT_F32) {
         float *c = (float *)p.c + off;
@@ -170,7 +175,7 @@ __device__ __forceinline__ void store_pair(const params &p, int64_t row, int64_t
             *(float2 *)c = r;
         } else {
             c[0] = beta != 0.0f ? fmaf(beta, c[0], alpha * v0) : alpha * v0;
-            if (both) c[1] = beta != 0.0f ? fmaf(beta, c[1], alpha * v1) : alpha * v1;
+            if (both) c[next] = beta != 0.0f ? fmaf(beta, c[next], alpha * v1) : alpha * v1;
         }
     } else if (p.c_type == OUT_BF16) {
         __nv_bfloat16 *c = (__nv_bfloat16 *)p.c + off;
@@ -185,8 +190,8 @@ __device__ __forceinline__ void store_pair(const params &p, int64_t row, int64_t
             if (beta != 0.0f) r0 = fmaf(beta, __bfloat162float(c[0]), r0);
             c[0] = __float2bfloat16_rn(r0);
             if (both) {
-                if (beta != 0.0f) r1 = fmaf(beta, __bfloat162float(c[1]), r1);
-                c[1] = __float2bfloat16_rn(r1);
+                if (beta != 0.0f) r1 = fmaf(beta, __bfloat162float(c[next]), r1);
+                c[next] = __float2bfloat16_rn(r1);
             }
         }
     } else {
@@ -202,8 +207,8 @@ __device__ __forceinline__ void store_pair(const params &p, int64_t row, int64_t
             if (beta != 0.0f) r0 = fmaf(beta, __half2float(c[0]), r0);
             c[0] = __float2half_rn(r0);
             if (both) {
-                if (beta != 0.0f) r1 = fmaf(beta, __half2float(c[1]), r1);
-                c[1] = __float2half_rn(r1);
+                if (beta != 0.0f) r1 = fmaf(beta, __half2float(c[next]), r1);
+                c[next] = __float2half_rn(r1);
             }
         }
     }
@@ -230,18 +235,29 @@ template <class C> __device__ __forceinline__ void release(uint64_t *bar) {
     }
 }
 
+/* One converted element into a staging box line, at byte `byte` of the line before the TMA
+ * 128-byte swizzle (16-byte chunk index XOR line % 8). */
+__device__ __forceinline__ uint8_t *swizzled(uint8_t *box, int line, int byte) {
+    return box + line * ROW_BYTES + (((byte >> 4) ^ (line & 7)) << 4) + (byte & 15);
+}
+
 /* Epilogue through shared memory: one consumer's 64 x BN slice of the tile, scaled by alpha,
- * converted to OUT and written into its staging buffer as 64-row x 128-byte boxes in the TMA
- * 128-byte swizzle (16-byte chunk index XOR row % 8: conflict-free for the wgmma fragment), two
- * boxes per round, each round stored by one thread with TMA. A bulk store reads the buffer
- * asynchronously, so the next round first waits for the previous one's reads. */
-template <class C, int OUT>
+ * converted to OUT and written into its staging buffer as boxes of 64 lines x 128 bytes in the
+ * TMA 128-byte swizzle, two boxes per round, each round stored by one thread with TMA. A bulk
+ * store reads the buffer asynchronously, so the next round first waits for the previous one's
+ * reads. A line is a row of the slice (128 bytes of its columns), or with TRANS (C stored
+ * transposed) a column of it (128 bytes of its rows); either way the fragment's writes fall in
+ * distinct 16-byte chunks of the swizzle, free of bank conflicts. */
+template <class C, int OUT, bool TRANS>
 __device__ __forceinline__ void store_tile_tma(const CUtensorMap *map_c, const float *acc,
                                                uint8_t *buf, int barrier_id, int warp, int lane,
                                                int32_t row0, int32_t col0, float alpha) {
     constexpr int CB = OUT == OUT_F32 ? 4 : 2;
-    constexpr int E = ROW_BYTES / CB; /* output elements per box row */
-    constexpr int BOXES = C::BN / E, PER_ROUND = EPI_BYTES / (64 * ROW_BYTES);
+    constexpr int E = ROW_BYTES / CB; /* output elements per box line */
+    /* TRANS: boxes of E rows x 64 columns, RBOX of them down the slice's 64 rows */
+    constexpr int RBOX = 64 / E;
+    constexpr int BOXES = TRANS ? RBOX * (C::BN / 64) : C::BN / E;
+    constexpr int PER_ROUND = EPI_BYTES / (64 * ROW_BYTES);
     const bool leader = threadIdx.x % 128 == 0;
 #pragma unroll
     for (int r0 = 0; r0 < BOXES; r0 += PER_ROUND) {
@@ -251,22 +267,37 @@ __device__ __forceinline__ void store_tile_tma(const CUtensorMap *map_c, const f
         for (int b = r0; b < r0 + PER_ROUND && b < BOXES; ++b) {
             uint8_t *box = buf + (b - r0) * 64 * ROW_BYTES;
 #pragma unroll
-            for (int jj = 0; jj < E / 8; ++jj) {
-                const int j = b * (E / 8) + jj; /* n8 block of the fragment */
+            for (int h = 0; h < 2; ++h) {
+                const int row = warp * 16 + lane / 4 + 8 * h;
+                if constexpr (TRANS) {
+                    if (row / E != b % RBOX) continue; /* a box of other rows */
+                }
 #pragma unroll
-                for (int h = 0; h < 2; ++h) {
-                    const int row = warp * 16 + lane / 4 + 8 * h;
-                    const int cbyte = (jj * 8 + 2 * (lane % 4)) * CB;
-                    uint8_t *dst =
-                        box + row * ROW_BYTES + (((cbyte >> 4) ^ (row & 7)) << 4) + (cbyte & 15);
+                for (int jj = 0; jj < (TRANS ? 8 : E / 8); ++jj) {
+                    /* n8 block of the fragment */
+                    const int j = TRANS ? (b / RBOX) * 8 + jj : b * (E / 8) + jj;
                     const float v0 = alpha * acc[4 * j + 2 * h],
                                 v1 = alpha * acc[4 * j + 2 * h + 1];
-                    if constexpr (OUT == OUT_F32)
-                        *(float2 *)dst = make_float2(v0, v1);
-                    else if constexpr (OUT == OUT_BF16)
-                        *(__nv_bfloat162 *)dst = __floats2bfloat162_rn(v0, v1);
-                    else
-                        *(__half2 *)dst = __floats2half2_rn(v0, v1);
+                    if constexpr (TRANS) {
+                        const int line = jj * 8 + 2 * (lane % 4), byte = (row % E) * CB;
+                        uint8_t *d0 = swizzled(box, line, byte),
+                                *d1 = swizzled(box, line + 1, byte);
+                        if constexpr (OUT == OUT_F32)
+                            *(float *)d0 = v0, *(float *)d1 = v1;
+                        else if constexpr (OUT == OUT_BF16)
+                            *(__nv_bfloat16 *)d0 = __float2bfloat16_rn(v0),
+                                         *(__nv_bfloat16 *)d1 = __float2bfloat16_rn(v1);
+                        else
+                            *(__half *)d0 = __float2half_rn(v0), *(__half *)d1 = __float2half_rn(v1);
+                    } else {
+                        uint8_t *dst = swizzled(box, row, (jj * 8 + 2 * (lane % 4)) * CB);
+                        if constexpr (OUT == OUT_F32)
+                            *(float2 *)dst = make_float2(v0, v1);
+                        else if constexpr (OUT == OUT_BF16)
+                            *(__nv_bfloat162 *)dst = __floats2bfloat162_rn(v0, v1);
+                        else
+                            *(__half2 *)dst = __floats2half2_rn(v0, v1);
+                    }
                 }
             }
         }
@@ -274,8 +305,13 @@ __device__ __forceinline__ void store_tile_tma(const CUtensorMap *map_c, const f
         named_barrier(barrier_id, 128);
         if (leader) {
 #pragma unroll
-            for (int b = r0; b < r0 + PER_ROUND && b < BOXES; ++b)
-                tma_store_2d(map_c, buf + (b - r0) * 64 * ROW_BYTES, col0 + b * E, row0);
+            for (int b = r0; b < r0 + PER_ROUND && b < BOXES; ++b) {
+                uint8_t *box = buf + (b - r0) * 64 * ROW_BYTES;
+                if constexpr (TRANS) /* C's lines run along the kernel's rows */
+                    tma_store_2d(map_c, box, row0 + (b % RBOX) * E, col0 + (b / RBOX) * 64);
+                else
+                    tma_store_2d(map_c, box, col0 + b * E, row0);
+            }
             bulk_commit();
         }
     }
@@ -298,51 +334,33 @@ __device__ __forceinline__ void promote_split(float *acc, const float *part, con
 }
 
 /* One stage (one 128-K block) of a block-scaled FP8 product: the stage's wgmmas into a
- * temporary, then acc += part * sa(row) * sb(col). The stage's per-row scales are in shared
- * memory behind its tiles (sa_s for A's BM rows, sb_s for B's BN rows); the 128x128 ones come from
- * p.blk. Fragment of element 4j + 2h + e: row warp*16 + lane/4 + 8h, column 8j + 2*(lane%4) + e
- * of the consumer's 64 x BN slice. Releases the stage once nothing more is read from it. */
+ * temporary, then acc += part * sa(row) * sb(col block). The stage's per-row scales of A are in
+ * shared memory behind its tiles (sa_s, BM floats); B's 128x128 ones come from p.blk. Fragment of
+ * element 4j + 2h + e: row warp*16 + lane/4 + 8h, column 8j + 2*(lane%4) + e of the consumer's
+ * 64 x BN slice. Releases the stage once nothing more is read from it. */
 template <class C>
 __device__ __forceinline__ void scaled_stage(const params &p, float *acc, uint32_t a_base,
-                                             uint32_t b_base, const float *sa_s, const float *sb_s,
-                                             uint64_t *empty, int cw, int warp, int lane, int tm,
-                                             int tn, int kb) {
+                                             uint32_t b_base, const float *sa_s, uint64_t *empty,
+                                             int cw, int warp, int lane, int tn, int kb) {
     const int r0 = cw * 64 + warp * 16 + lane / 4;
     float part[C::NACC];
     wgmma_fence();
     mma_stage<C>(part, a_base, b_base, 1);
     wgmma_commit();
-    /* the scales load while the wgmmas run */
-    if constexpr (C::SC == SC_K128_AROW) {
-        /* B's tile starts on a multiple of 64 columns: its 128x128 scales change at tile column
-         * 64 or 128 (or not at all: then the second block is past n and its columns unused) */
-        const int64_t n0 = (int64_t)tn * C::BN, b0 = n0 / 128;
-        const float v0 = __ldg(p.blk + b0 * p.blk_ld + kb);
-        const float v1 = b0 + 1 < p.blk_rows ? __ldg(p.blk + (b0 + 1) * p.blk_ld + kb) : 0.0f;
-        const float sa[2] = {sa_s[r0], sa_s[r0 + 8]};
-        const float s_lo[2] = {sa[0] * v0, sa[1] * v0}, s_hi[2] = {sa[0] * v1, sa[1] * v1};
-        wgmma_wait<0>();
-        if (lane == 0) release<C>(empty);
-        if (n0 % 128 == 0)
-            promote_split<C, 16>(acc, part, s_lo, s_hi);
-        else
-            promote_split<C, 8>(acc, part, s_lo, s_hi);
-    } else {
-        /* A's 128-row tile is one 128x128 block (a tile past m, in a cluster, reads none) */
-        const float va = tm < p.blk_rows ? __ldg(p.blk + (int64_t)tm * p.blk_ld + kb) : 0.0f;
-        wgmma_wait<0>();
-#pragma unroll
-        for (int j = 0; j < C::BN / 8; ++j) {
-            const float2 sb = *(const float2 *)(sb_s + 8 * j + 2 * (lane % 4));
-            const float s0 = va * sb.x, s1 = va * sb.y;
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                acc[4 * j + 2 * h] = fmaf(part[4 * j + 2 * h], s0, acc[4 * j + 2 * h]);
-                acc[4 * j + 2 * h + 1] = fmaf(part[4 * j + 2 * h + 1], s1, acc[4 * j + 2 * h + 1]);
-            }
-        }
-        if (lane == 0) release<C>(empty);
-    }
+    /* the scales load while the wgmmas run. B's tile starts on a multiple of 64 columns: its
+     * 128x128 scales change at tile column 64 or 128 (or not at all: then the second block is
+     * past n and its columns unused) */
+    const int64_t n0 = (int64_t)tn * C::BN, b0 = n0 / 128;
+    const float v0 = __ldg(p.blk + b0 * p.blk_ld + kb);
+    const float v1 = b0 + 1 < p.blk_rows ? __ldg(p.blk + (b0 + 1) * p.blk_ld + kb) : 0.0f;
+    const float sa[2] = {sa_s[r0], sa_s[r0 + 8]};
+    const float s_lo[2] = {sa[0] * v0, sa[1] * v0}, s_hi[2] = {sa[0] * v1, sa[1] * v1};
+    wgmma_wait<0>();
+    if (lane == 0) release<C>(empty);
+    if (n0 % 128 == 0)
+        promote_split<C, 16>(acc, part, s_lo, s_hi);
+    else
+        promote_split<C, 8>(acc, part, s_lo, s_hi);
 }
 
 /* The producer thread: walks the same tiles as the consumers and fills the ring. */
@@ -350,8 +368,7 @@ template <class C>
 __device__ __forceinline__ void
 produce(const params &p, uint8_t *smem, uint64_t *full, uint64_t *empty, const CUtensorMap *map_a,
         const CUtensorMap *map_b, const CUtensorMap *map_a_lo, const CUtensorMap *map_b_lo,
-        const CUtensorMap *map_sa, const CUtensorMap *map_sb, uint32_t rank, int first, int stride,
-        int steps) {
+        const CUtensorMap *map_sa, uint32_t rank, int first, int stride, int steps) {
     int stage = 0;
     uint32_t phase = 0;
     for (int t = first; t < p.tiles; t += stride) {
@@ -389,13 +406,25 @@ produce(const params &p, uint8_t *smem, uint64_t *full, uint64_t *empty, const C
                 constexpr int ROWS = C::BN / C::CM;
                 load_b<C>(b_dst + rank * ROWS * ROW_BYTES, mb, &full[stage], k0, n0 + rank * ROWS);
             }
-            /* per-row scales: this CTA's rows of A, the whole B tile (not shared in the cluster) */
-            uint8_t *s_dst = b_dst + C::B_BYTES;
-            if constexpr (C::A_ROW) tma_load_2d(s_dst, map_sa, &full[stage], m0, kb);
-            if constexpr (C::B_ROW) tma_load_2d(s_dst + C::SA_BYTES, map_sb, &full[stage], n0, kb);
+            /* per-row scales of this CTA's rows of A */
+            if constexpr (C::SC != SC_NONE)
+                tma_load_2d(b_dst + C::B_BYTES, map_sa, &full[stage], m0, kb);
             if (++stage == C::STAGES) stage = 0, phase ^= 1;
         }
     }
+}
+
+/* store_tile_tma for C's type (a runtime value: the epilogue is a small part of the kernel). */
+template <class C, bool TRANS>
+__device__ __forceinline__ void store_tile(const params &p, const CUtensorMap *map_c,
+                                           const float *acc, uint8_t *buf, int cw, int warp,
+                                           int lane, int32_t r0, int32_t c0, float alpha) {
+    if (p.c_type == OUT_F32)
+        store_tile_tma<C, OUT_F32, TRANS>(map_c, acc, buf, 1 + cw, warp, lane, r0, c0, alpha);
+    else if (p.c_type == OUT_BF16)
+        store_tile_tma<C, OUT_BF16, TRANS>(map_c, acc, buf, 1 + cw, warp, lane, r0, c0, alpha);
+    else
+        store_tile_tma<C, OUT_F16, TRANS>(map_c, acc, buf, 1 + cw, warp, lane, r0, c0, alpha);
 }
 
 /* The consumer warpgroups: wgmma over the ring, then the epilogue of each tile. */
@@ -430,8 +459,7 @@ __device__ __forceinline__ void consume(const params &p, uint8_t *smem, uint64_t
             if constexpr (C::SC != SC_NONE) {
                 const float *sc = (const float *)(smem + stage * C::STAGE_BYTES + C::A_BYTES +
                                                   C::B_BYTES);
-                scaled_stage<C>(p, acc, a_base, b_base, sc, sc + C::SA_BYTES / 4, &empty[stage],
-                                cw, warp, lane, tm, tn, s);
+                scaled_stage<C>(p, acc, a_base, b_base, sc, &empty[stage], cw, warp, lane, tn, s);
             } else if constexpr (C::PROMOTE) {
                 float part[C::NACC];
                 wgmma_fence();
@@ -458,15 +486,16 @@ __device__ __forceinline__ void consume(const params &p, uint8_t *smem, uint64_t
             if (prev >= 0 && lane == 0) release<C>(&empty[prev]);
         }
 
-        if (p.c_tma && (p.c_tma_last || tn + 1 < p.tiles_n)) {
+        /* a row (transposed: column) end that is not a multiple of 16 bytes: the last tile column
+         * (row) takes the direct path, since TMA stores whole 16-byte pieces */
+        const bool edge = p.c_trans ? (int64_t)(tm + 1) * BM >= p.m : tn + 1 >= p.tiles_n;
+        if (p.c_tma && (p.c_tma_last || !edge)) {
             const int32_t r0 = tm * BM + cw * 64, c0 = tn * C::BN;
             uint8_t *buf = epi + cw * EPI_BYTES;
-            if (p.c_type == OUT_F32)
-                store_tile_tma<C, OUT_F32>(map_c, acc, buf, 1 + cw, warp, lane, r0, c0, alpha);
-            else if (p.c_type == OUT_BF16)
-                store_tile_tma<C, OUT_BF16>(map_c, acc, buf, 1 + cw, warp, lane, r0, c0, alpha);
+            if (p.c_trans)
+                store_tile<C, true>(p, map_c, acc, buf, cw, warp, lane, r0, c0, alpha);
             else
-                store_tile_tma<C, OUT_F16>(map_c, acc, buf, 1 + cw, warp, lane, r0, c0, alpha);
+                store_tile<C, false>(p, map_c, acc, buf, cw, warp, lane, r0, c0, alpha);
             continue;
         }
         /* wgmma D fragment: n8 block j, row lane/4 (+8), columns 2*(lane%4) + {0, 1} */
@@ -491,7 +520,7 @@ __global__ void __launch_bounds__(THREADS, 1)
                 const __grid_constant__ CUtensorMap map_b_lo,
                 const __grid_constant__ CUtensorMap map_c,
                 const __grid_constant__ CUtensorMap map_sa,
-                const __grid_constant__ CUtensorMap map_sb, const params p) {
+                const params p) {
 #ifdef GK_SM90A
     extern __shared__ uint8_t smem_raw[];
     uint8_t *smem = (uint8_t *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
@@ -523,8 +552,8 @@ __global__ void __launch_bounds__(THREADS, 1)
     if (wg == 0) {
         setmaxnreg_dec<PRODUCER_REGS>();
         if (threadIdx.x == 0)
-            produce<C>(p, smem, full, empty, &map_a, &map_b, &map_a_lo, &map_b_lo, &map_sa, &map_sb,
-                       rank, first, stride, steps);
+            produce<C>(p, smem, full, empty, &map_a, &map_b, &map_a_lo, &map_b_lo, &map_sa, rank,
+                       first, stride, steps);
     } else {
         consume<C>(p, smem, full, empty, epi, &map_c, wg - 1, rank, first, stride, steps);
     }

@@ -15,11 +15,15 @@
  * high parts in columns [0, k) and the low parts in columns [k_lo, k_lo + k); the kernel sums
  * lo*hi + hi*lo + hi*hi (docs/cuda.md, "FP32 accuracy modes").
  *
+ * C is row-major (C(i, j) at c[i * ldc + j]) or, with c_trans, column-major (c[j * ldc + i]);
+ * only the sm_90a kernel takes c_trans (it lets the dispatcher choose which operand is A).
+ *
  * Block scales (gk_cuda_gemm_scaled's 1x128 / 128x128 scaling; the sm_90a kernel, E4M3 pairs):
- * each operand may carry float32 scales per 128 of K, applied to the partial products of each
- * 128-K block before they are added in float32:
+ * float32 scales per 128 of K, applied to the partial products of each 128-K block before they
+ * are added in float32, per row on A and per 128x128 block on B (bs_a GK_TCS_ROW, bs_b
+ * GK_TCS_BLK128; the other paths decode the operands first):
  *   GK_TCS_ROW    one per row, transposed for TMA: X(r, kk) scaled by s[(kk / 128) * ld + r]
- *                 (ld a multiple of 4; the rows from m or n up to ld read as 0);
+ *                 (ld a multiple of 4; the rows from m up to ld read as 0);
  *   GK_TCS_BLK128 one per 128 rows, the caller's order: s[(r / 128) * ld + kk / 128].
  *
  * Every launcher: correct for any m, n, k >= 1 it accepts; never reads C when beta == 0; writes
@@ -52,6 +56,7 @@ struct gk_tc_problem {
     int b_mn_major;
     void *c;
     int64_t ldc;
+    int c_trans = 0; /* C column-major (the file comment) */
     float alpha, beta;
     const float *scale_a, *scale_b; /* device pointers or NULL */
     int fp8_fast_accum;             /* FP8: skip the float32 promotion every 128 of K */

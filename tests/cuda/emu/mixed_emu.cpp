@@ -50,7 +50,8 @@ static cudaError_t reference(const gk_tc_problem &p) {
                     acc += element(p.a, p.lda, 0, p.ta, i, p.k_lo + kk) * b +
                            a * element(p.b, p.ldb, 0, p.tb, j, p.k_lo + kk);
             }
-            gk_mixed::store_c(p.c, i * p.ldc + j, p.tc, alpha * (float)acc, p.beta);
+            gk_mixed::store_c(p.c, p.c_trans ? j * p.ldc + i : i * p.ldc + j, p.tc,
+                              alpha * (float)acc, p.beta);
         }
     return cudaSuccess;
 }
@@ -61,15 +62,13 @@ static bool tma_operand(const void *x, int64_t ld, int mn_major, gk_format t) {
 }
 
 /* The sm_90a kernel's block-scale rules (src/cuda/hopper/gemm_sm90.cu): E4M3 pairs; per-row
- * scales on A and 128x128 ones on B or the reverse; per-row scales 16-byte aligned with ld a
- * multiple of 4, 128x128 ones float-aligned. */
+ * scales on A and 128x128 ones on B; per-row scales 16-byte aligned with ld a multiple of 4,
+ * 128x128 ones float-aligned. */
 static bool block_scales_ok(const gk_tc_problem &p) {
     const int a = p.bs_a.kind, b = p.bs_b.kind;
     if (a == GK_TCS_NONE && b == GK_TCS_NONE) return true;
     if (p.ta != GK_F8_E4M3FN || p.tb != GK_F8_E4M3FN) return false;
-    const bool config =
-        (a == GK_TCS_ROW && b == GK_TCS_BLK128) || (a == GK_TCS_BLK128 && b == GK_TCS_ROW);
-    if (!config) return false;
+    if (a != GK_TCS_ROW || b != GK_TCS_BLK128) return false;
     for (const gk_tc_scales *x : {&p.bs_a, &p.bs_b}) {
         if (!x->s || x->ld <= 0) return false;
         if (x->kind == GK_TCS_ROW && ((uintptr_t)x->s % 16 || x->ld % 4)) return false;
@@ -107,6 +106,6 @@ cudaError_t gk_mma_gemm(const gk_tc_problem &p, const gk_launch_env &env) {
                       (uintptr_t)p.b % 16 == 0 && p.lda * size % 16 == 0 &&
                       p.ldb * size % 16 == 0 && p.k_lo == 0;
     const bool unscaled = p.bs_a.kind == GK_TCS_NONE && p.bs_b.kind == GK_TCS_NONE;
-    if (env.sm < 80 || !type || !rows || !unscaled) return cudaErrorInvalidValue;
+    if (env.sm < 80 || !type || !rows || !unscaled || p.c_trans) return cudaErrorInvalidValue;
     return reference(p);
 }
