@@ -8,8 +8,12 @@
  * The repack stages 64 x 64 tiles in shared memory (as 32-bit words, one per element, rows padded
  * by one word, so both the row-wise and the column-wise accesses of the tile hit 32 banks): the
  * source is read along its contiguous dimension whichever major order it has, and the destination
- * is written along K. Grids are capped at the hardware limits and the kernels stride over tiles,
- * so any 64-bit shape is covered; all indexing is 64-bit.
+ * is written along K. A conversion of a K-major source needs no transposition and has its own
+ * kernel: 16 codes per thread in one 16-byte load, decoded through a table in shared memory,
+ * one block scale per 16 codes (the blocks are 32 or 128 long), written with 16-byte stores; the
+ * tiled one decoded each code through the format's scalar code and read a scale per element,
+ * several times slower than a copy. Grids are capped at the hardware limits and the kernels
+ * stride over their work, so any 64-bit shape is covered; all indexing is 64-bit.
  */
 #include "cuda/mixed/elem.cuh"
 #include "cuda/mixed/mixed.h"
@@ -111,6 +115,73 @@ template <int MODE, int SIZE> __global__ void repack_kernel(const gk_repack r) {
         }
 }
 
+/* CONVERT of a K-major source (file comment): thread chunk q of a row covers destination columns
+ * [16q, 16q + 16), codes past k and the padding up to ld_dst written as zeros. OUT is 2 (BF16) or
+ * 4 (float32); the same decode, scale and rounding as repack_kernel's CONVERT. */
+constexpr int CHUNK = 16, CONVERT_THREADS = 256;
+template <int OUT> __global__ void convert_rows_kernel(const gk_repack r, bool vec_in, bool vec_out) {
+    __shared__ float lut[256];
+    for (int c = threadIdx.x; c < 256; c += blockDim.x) lut[c] = gk_decode_scalar(r.src_fmt, c);
+    __syncthreads();
+    const bool scaled = r.scale_kind != GK_REPACK_SCALE_NONE;
+    const int64_t chunks = (r.ld_dst + CHUNK - 1) / CHUNK;
+    const uint8_t *src = static_cast<const uint8_t *>(r.src);
+    for (int64_t row = blockIdx.y; row < r.rows; row += gridDim.y)
+        for (int64_t q = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; q < chunks;
+             q += (int64_t)gridDim.x * blockDim.x) {
+            const int64_t k0 = q * CHUNK;
+            uint8_t code[CHUNK];
+            if (vec_in && k0 + CHUNK <= r.k) {
+                *reinterpret_cast<uint4 *>(code) =
+                    *reinterpret_cast<const uint4 *>(src + row * r.ld_src + k0);
+            } else {
+#pragma unroll
+                for (int e = 0; e < CHUNK; ++e)
+                    code[e] = k0 + e < r.k ? src[row * r.ld_src + k0 + e] : 0;
+            }
+            const float sc = scaled && k0 < r.k ? block_scale(r, row, k0) : 1.0f;
+            uint32_t out[CHUNK];
+#pragma unroll
+            for (int e = 0; e < CHUNK; ++e) {
+                float x = lut[code[e]];
+                if (scaled) x *= sc;
+                const uint32_t v = OUT == 2 ? gk_encode_bf16(x, 0) : __float_as_uint(x);
+                out[e] = k0 + e < r.k ? v : 0u; /* padding: zeros, never a scale times zero */
+            }
+            const int64_t at = row * r.ld_dst + k0;
+            if (vec_out && k0 + CHUNK <= r.ld_dst) {
+#pragma unroll
+                for (int v = 0; v < CHUNK * OUT / 16; ++v) {
+                    uint4 w;
+                    if (OUT == 2)
+                        w = make_uint4(out[8 * v] | out[8 * v + 1] << 16,
+                                       out[8 * v + 2] | out[8 * v + 3] << 16,
+                                       out[8 * v + 4] | out[8 * v + 5] << 16,
+                                       out[8 * v + 6] | out[8 * v + 7] << 16);
+                    else
+                        w = make_uint4(out[4 * v], out[4 * v + 1], out[4 * v + 2], out[4 * v + 3]);
+                    reinterpret_cast<uint4 *>(static_cast<char *>(r.dst) + at * OUT)[v] = w;
+                }
+            } else {
+#pragma unroll
+                for (int e = 0; e < CHUNK; ++e)
+                    if (k0 + e < r.ld_dst) store_bits<OUT>(r.dst, at + e, out[e]);
+            }
+        }
+}
+
+template <int OUT> cudaError_t launch_convert_rows(const gk_repack &r, cudaStream_t stream) {
+    if (r.rows <= 0 || r.ld_dst <= 0) return cudaSuccess;
+    const int64_t chunks = (r.ld_dst + CHUNK - 1) / CHUNK;
+    const int64_t bx = (chunks + CONVERT_THREADS - 1) / CONVERT_THREADS;
+    const dim3 grid((unsigned)(bx < MAX_GRID_X ? bx : MAX_GRID_X),
+                    (unsigned)(r.rows < MAX_GRID_Y ? r.rows : MAX_GRID_Y));
+    const bool vec_in = (uintptr_t)r.src % 16 == 0 && r.ld_src % 16 == 0;
+    const bool vec_out = (uintptr_t)r.dst % 16 == 0 && (r.ld_dst * OUT) % 16 == 0;
+    convert_rows_kernel<OUT><<<grid, CONVERT_THREADS, 0, stream>>>(r, vec_in, vec_out);
+    return cudaGetLastError();
+}
+
 template <int MODE, int SIZE> cudaError_t launch(const gk_repack &r, cudaStream_t stream) {
     const int64_t cols = MODE == SPLIT ? r.k_lo : r.ld_dst;
     const int64_t tiles_r = (r.rows + TILE - 1) / TILE, tiles_c = (cols + TILE - 1) / TILE;
@@ -188,9 +259,9 @@ cudaError_t gk_repack_operand(const gk_repack &r, cudaStream_t stream) {
     }
     switch (r.dst_fmt) {
     case GK_BF16:
-        return launch<CONVERT, 2>(r, stream);
+        return r.src_mn_major ? launch<CONVERT, 2>(r, stream) : launch_convert_rows<2>(r, stream);
     case GK_F32:
-        return launch<CONVERT, 4>(r, stream);
+        return r.src_mn_major ? launch<CONVERT, 4>(r, stream) : launch_convert_rows<4>(r, stream);
     default:
         return cudaErrorInvalidValue;
     }
