@@ -333,31 +333,40 @@ __device__ __forceinline__ void promote_split(float *acc, const float *part, con
                                   acc[4 * j + i]);
 }
 
+/* B's two 128x128 block scales that may meet tile column tn in K block kb. The tile starts on a
+ * multiple of 64 columns, so its block changes at tile column 64 or 128, or not at all (then the
+ * second block is past n and its columns unused). */
+template <class C>
+__device__ __forceinline__ float2 blk_scales(const params &p, int tn, int kb) {
+    const int64_t b0 = (int64_t)tn * C::BN / 128;
+    return make_float2(__ldg(p.blk + b0 * p.blk_ld + kb),
+                       b0 + 1 < p.blk_rows ? __ldg(p.blk + (b0 + 1) * p.blk_ld + kb) : 0.0f);
+}
+
 /* One stage (one 128-K block) of a block-scaled FP8 product: the stage's wgmmas into a
  * temporary, then acc += part * sa(row) * sb(col block). The stage's per-row scales of A are in
- * shared memory behind its tiles (sa_s, BM floats); B's 128x128 ones come from p.blk. Fragment of
- * element 4j + 2h + e: row warp*16 + lane/4 + 8h, column 8j + 2*(lane%4) + e of the consumer's
- * 64 x BN slice. Releases the stage once nothing more is read from it. */
+ * shared memory behind its tiles (sa_s, BM floats), read before the wgmmas are issued; vb holds
+ * B's block scales for this stage (blk_scales), loaded a stage ahead from L2 and replaced here by
+ * the next stage's: waiting for them inside the stage cost about a tenth of the kernel's time.
+ * Fragment of element 4j + 2h + e: row warp*16 + lane/4 + 8h, column 8j + 2*(lane%4) + e of the
+ * consumer's 64 x BN slice. Releases the stage once nothing more is read from it. */
 template <class C>
 __device__ __forceinline__ void scaled_stage(const params &p, float *acc, uint32_t a_base,
-                                             uint32_t b_base, const float *sa_s, uint64_t *empty,
-                                             int cw, int warp, int lane, int tn, int kb) {
+                                             uint32_t b_base, uint32_t sa_s, float2 &vb,
+                                             uint64_t *empty, int cw, int warp, int lane, int tn,
+                                             int kb, int steps) {
     const int r0 = cw * 64 + warp * 16 + lane / 4;
+    const float sa0 = lds_f32(sa_s + r0 * 4), sa1 = lds_f32(sa_s + (r0 + 8) * 4);
     float part[C::NACC];
     wgmma_fence();
     mma_stage<C>(part, a_base, b_base, 1);
     wgmma_commit();
-    /* the scales load while the wgmmas run. B's tile starts on a multiple of 64 columns: its
-     * 128x128 scales change at tile column 64 or 128 (or not at all: then the second block is
-     * past n and its columns unused) */
-    const int64_t n0 = (int64_t)tn * C::BN, b0 = n0 / 128;
-    const float v0 = __ldg(p.blk + b0 * p.blk_ld + kb);
-    const float v1 = b0 + 1 < p.blk_rows ? __ldg(p.blk + (b0 + 1) * p.blk_ld + kb) : 0.0f;
-    const float sa[2] = {sa_s[r0], sa_s[r0 + 8]};
-    const float s_lo[2] = {sa[0] * v0, sa[1] * v0}, s_hi[2] = {sa[0] * v1, sa[1] * v1};
+    const float2 v = vb;
+    if (kb + 1 < steps) vb = blk_scales<C>(p, tn, kb + 1);
+    const float s_lo[2] = {sa0 * v.x, sa1 * v.x}, s_hi[2] = {sa0 * v.y, sa1 * v.y};
     wgmma_wait<0>();
     if (lane == 0) release<C>(empty);
-    if (n0 % 128 == 0)
+    if ((int64_t)tn * C::BN % 128 == 0)
         promote_split<C, 16>(acc, part, s_lo, s_hi);
     else
         promote_split<C, 8>(acc, part, s_lo, s_hi);
@@ -451,15 +460,16 @@ __device__ __forceinline__ void consume(const params &p, uint8_t *smem, uint64_t
 #pragma unroll
         for (int i = 0; i < C::NACC; ++i)
             acc[i] = 0.0f;
+        float2 vb = make_float2(0.0f, 0.0f); /* block-scaled: B's scales of the next stage */
+        if constexpr (C::SC != SC_NONE) vb = blk_scales<C>(p, tn, 0);
         int prev = -1;
         for (int s = 0; s < steps; ++s) {
             mbar_wait(&full[stage], phase);
             const uint32_t a_base = ring + stage * C::STAGE_BYTES + a_off;
             const uint32_t b_base = ring + stage * C::STAGE_BYTES + C::A_BYTES;
             if constexpr (C::SC != SC_NONE) {
-                const float *sc = (const float *)(smem + stage * C::STAGE_BYTES + C::A_BYTES +
-                                                  C::B_BYTES);
-                scaled_stage<C>(p, acc, a_base, b_base, sc, &empty[stage], cw, warp, lane, tn, s);
+                scaled_stage<C>(p, acc, a_base, b_base, b_base + C::B_BYTES, vb, &empty[stage], cw,
+                                warp, lane, tn, s, steps);
             } else if constexpr (C::PROMOTE) {
                 float part[C::NACC];
                 wgmma_fence();

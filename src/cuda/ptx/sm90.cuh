@@ -26,6 +26,14 @@ __device__ __forceinline__ uint32_t smem_addr(const void *p) {
     return (uint32_t)__cvta_generic_to_shared(p);
 }
 
+/* A float from shared memory at a 32-bit shared address. Volatile: it stays where it is written
+ * relative to the wgmma fences and waits, so a load placed before a stage's wgmmas overlaps them. */
+__device__ __forceinline__ float lds_f32(uint32_t addr) {
+    float v;
+    asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(addr));
+    return v;
+}
+
 #ifdef GK_SM90A
 /* ---- mbarrier ------------------------------------------------------------------------------ */
 
