@@ -168,6 +168,16 @@ $(SHLIB): $(LIB_OBJ)
 $(STLIB): $(LIB_OBJ)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
+# gk-ooc-bench (bench/ooc/ooc_bench.cu): the out-of-core SGEMM against the in-memory call and
+# cuBLAS-Xt (dlopen'ed), docs/cuda.md "Out-of-core and multi-GPU".
+ifeq ($(HAVE_CUDA),1)
+OOC_BENCH := $(BUILD)/bin/gk-ooc-bench
+cli: $(OOC_BENCH)
+$(BUILD)/obj/bench/ooc/ooc_bench.cu.o: NVCCFLAGS += -Xcompiler -fopenmp
+$(OOC_BENCH): $(BUILD)/obj/bench/ooc/ooc_bench.cu.o $(STLIB)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $< $(STLIB) $(CUDA_LIBS) $(LDLIBS)
+endif
 # gk-cpu-probe (src/cpu/probe/cpu_probe.c): a white-box probe of the CPU module that times the
 # packed path's pieces (micro-kernel tiles, panel packing) and small whole GEMMs on this CPU.
 # Linked with the static library because it reaches the internal kernel registry.

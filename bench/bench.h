@@ -95,6 +95,19 @@ int bench_cpu_run(const bench_cpu_opts *o);
  * counts and the time box. It prints tab-separated "kernel", "missing" and "result" lines. */
 int bench_cpu_worker(const bench_cpu_opts *o, const char *impl);
 
+/* ---- low precision on the CPU (gemmkit bench --device cpu --dtype bf16|f16; bench/cpu/bench_ex.c)
+ * gk_gemm_ex against gk_sgemm and OpenBLAS's cblas_sbgemm (when exported), row-major squares. */
+typedef struct bench_cpu_ex_opts {
+    gk_format fmt; /* GK_BF16 or GK_F16 */
+    int nsizes;
+    int64_t sizes[BENCH_MAX_SHAPES];
+    int nthreads;
+    int threads[BENCH_MAX_THREADS]; /* 0: gemmkit's default */
+    double min_time;                /* seconds of timed calls per measurement */
+    const char *csv;                /* CSV output file, or NULL */
+} bench_cpu_ex_opts;
+int bench_cpu_ex_run(const bench_cpu_ex_opts *o);
+
 /* ---- mixed precision on the GPU (gemmkit run/bench --dtype) ---------------------------------
  * The helpers of bench_dtype and bench_tc_defaults exist in every build; bench_tc_run_one and
  * bench_tc_run in CUDA builds only. */

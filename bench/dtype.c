@@ -11,11 +11,12 @@
 
 #include "bench/bench.h"
 
+/* Short names; a format's first entry is the name it prints as ("fp16" is a second spelling). */
 static const struct {
     const char *alias;
     gk_format fmt;
-} aliases[] = {{"f32", GK_F32}, {"tf32", GK_TF32},      {"bf16", GK_BF16},
-               {"f16", GK_F16}, {"e4m3", GK_F8_E4M3FN}, {"e5m2", GK_F8_E5M2}};
+} aliases[] = {{"f32", GK_F32},        {"tf32", GK_TF32},    {"bf16", GK_BF16}, {"f16", GK_F16},
+               {"e4m3", GK_F8_E4M3FN}, {"e5m2", GK_F8_E5M2}, {"fp16", GK_F16}};
 
 static const char *const THREE_TF32 = "3xtf32";
 

@@ -95,25 +95,58 @@ static int status_exit(const char *what, gk_status st) {
     return st == GK_ERR_INVALID_LD || st == GK_ERR_INVALID_SIZE || st == GK_ERR_OVERFLOW ? 2 : 1;
 }
 
+/* An operand or C of a --dtype call on the CPU (gk_gemm_ex) as codes of type t; the float copy
+ * is rounded to the type, so the float64 check sees exactly what was multiplied. F32: x itself. */
+static void *to_codes(gk_format t, float *x, int64_t n) {
+    if (t == GK_F32) return x;
+    uint16_t *codes = malloc(sizeof(uint16_t) * (size_t)(n + 1));
+    if (codes && n > 0) {
+        gk_encode(t, x, codes, n, 0);
+        gk_decode(t, codes, x, n);
+    }
+    return codes;
+}
+
 static int run_cpu(bench_run_opts *o, problem *p) {
     if (o->threads) gk_set_num_threads(o->threads);
+    /* float32 runs gk_sgemm; --dtype bf16/f16 (or a 16-bit --out-dtype) gk_gemm_ex */
+    const gk_format at = o->mixed ? o->dtype.a : GK_F32, ct = o->mixed ? o->out : GK_F32;
+    const size_t csize = ct == GK_F32 ? sizeof(float) : sizeof(uint16_t);
     gk_cpu_info ci;
-    if (gk_cpu_get_info(&ci) == GK_SUCCESS)
+    if (gk_cpu_get_info(&ci) == GK_SUCCESS && !o->mixed)
         printf("cpu: %s kernels (%s), %d threads\n", ci.arch, ci.arch_reason, ci.threads);
+    const char *why = NULL, *kname = gk_cpu_gemm_ex_kernel(at, &why);
+    if (o->mixed)
+        printf("cpu: gk_gemm_ex %s -> %s, kernel %s (%s), %d threads\n", bench_format_short(at),
+               bench_format_short(ct), kname ? kname : "none", why ? why : "-",
+               gk_get_num_threads());
+    void *a = to_codes(at, p->a, p->a_len), *b = to_codes(at, p->b, p->b_len);
+    void *c0 = to_codes(ct, p->c0, p->c_len);
+    void *c = ct == GK_F32 ? (void *)p->c : malloc(csize * (size_t)(p->c_len + 1));
     double *times = malloc(sizeof(double) * (size_t)o->reps);
-    if (!times) return 1;
-    int rc = 0;
+    int rc = !a || !b || !c0 || !c || !times;
+    if (rc) fprintf(stderr, "gemmkit run: out of host memory\n");
     for (int r = -1; r < o->reps && !rc; r++) {
-        memcpy(p->c, p->c0, sizeof(float) * (size_t)p->c_len);
+        memcpy(c, c0, csize * (size_t)p->c_len);
         double t0 = gkh_now();
-        gk_status st = gk_sgemm(o->layout, o->ta, o->tb, o->m, o->n, o->k, o->alpha, p->a, o->lda,
-                                p->b, o->ldb, o->beta, p->c, o->ldc);
+        gk_status st = o->mixed ? gk_gemm_ex(o->layout, o->ta, o->tb, o->m, o->n, o->k, o->alpha,
+                                             at, a, o->lda, at, b, o->ldb, o->beta, ct, c, o->ldc)
+                                : gk_sgemm(o->layout, o->ta, o->tb, o->m, o->n, o->k, o->alpha,
+                                           p->a, o->lda, p->b, o->ldb, o->beta, p->c, o->ldc);
         double t1 = gkh_now();
-        if (st != GK_SUCCESS) rc = status_exit("gk_sgemm", st);
+        if (st != GK_SUCCESS) rc = status_exit(o->mixed ? "gk_gemm_ex" : "gk_sgemm", st);
         if (r >= 0) times[r] = t1 - t0;
     }
-    /* The last timed call's C is as good as the first for checking: inputs are identical. */
-    if (!rc) rc = report(o, p, 0.0, times);
+    if (!rc && ct != GK_F32) gk_decode(ct, c, p->c, p->c_len);
+    /* The last timed call's C is as good as the first for checking: inputs are identical. The
+     * products of BF16/F16 operands are exact in float32 (u_in 0); a 16-bit C's one rounding,
+     * at most its unit roundoff u times |C| <= S, is covered by passing u as u_in (2u S). */
+    const double u_c = ct == GK_BF16 ? 1.0 / 512 : ct == GK_F16 ? 1.0 / 4096 : 0.0;
+    if (!rc) rc = report(o, p, u_c, times);
+    if (a != p->a) free(a);
+    if (b != p->b) free(b);
+    if (c0 != p->c0) free(c0);
+    if (c != p->c) free(c);
     free(times);
     return rc;
 }

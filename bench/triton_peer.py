@@ -1,124 +1,159 @@
 #!/usr/bin/env python3
-"""triton_peer.py — an autotuned Triton SGEMM as a peer for `gemmkit ladder`.
+"""triton_peer.py — the Triton ladder (triton_ladder/) as a peer of `gemmkit ladder`.
 
-One Triton matmul kernel (grouped tile order for L2 reuse, masked edges) autotuned over a small
-set of tile shapes, run with IEEE FP32 products (input_precision="ieee") and with TF32 tensor
-cores (input_precision="tf32"). For each size n, C = A B (n x n x n, row-major, uniform [-1, 1)
-inputs) is checked on the GPU against a float64 reference with the gemmkit accuracy rule
-(harness/harness.py; u_in = 2^-11 for TF32), then timed with triton.testing.do_bench (median;
-do_bench clears the L2 between runs).
+Modes (all need torch, triton and a CUDA GPU, exit status 2 when one is missing, which the ladder
+reports and carries on; under TRITON_INTERPRET=1 the default mode runs on the CPU, with wall-clock
+times that mean nothing, so that the runner itself can be tested without a GPU):
 
-Writes CSV rows "size,variant,ms,tflops,check" (to --csv, else stdout), which `gemmkit ladder
---triton` merges into its table. Exit status 2 when torch/triton/a GPU are missing.
+  --sizes 4096,8192 [--csv FILE]   check every Triton step on n x n x n problems (row-major,
+                                   uniform [-1, 1) operands) against a float64 reference with the
+                                   gemmkit rule, then time it with the CUDA ladder's method
+                                   (triton_ladder/measure.py: L2 flushed, median); CSV rows
+                                   "size,variant,ms,tflops,check", which `gemmkit ladder --triton`
+                                   merges (variant = the Triton step's name)
+  --facts FILE [--facts-size N]    compile and run every step once at N (default 4096), and write
+                                   what Triton emitted (shared memory, registers, warps, stages,
+                                   instruction counts in the PTX, layouts in the TTGIR) as JSON
+  --pair LADDER_CSV                print the CUDA ladder's gpu_ladder.csv with each Triton step in
+                                   the row of its CUDA step (what `gemmkit ladder --triton` shows)
+  --steps LIST                     only these steps (names or number prefixes, comma separated)
+
+Exit status 1 if a step fails its check (or, with --facts, cannot be compiled and run). With
+GK_TRITON_ONE_CONFIG=1 in the environment (the tests) autotuned steps run their first
+configuration only (triton_ladder/11_autotuned.py): times then are not the steps' own.
 """
 import argparse
+import csv
+import json
 import os
 import sys
+import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                "harness"))
-from harness import compare, reference  # noqa: E402  (after the path it lives on)
-
-try:
-    import torch
-    import triton
-    import triton.language as tl
-except ImportError as e:  # the ladder reports this and carries on
-    print(f"triton_peer.py: {e}; no Triton peer", file=sys.stderr)
-    sys.exit(2)
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+from triton_ladder import registry  # noqa: E402  (no torch/triton needed: --pair works without)
 
 
-def _configs():
-    shapes = [  # (BM, BN, BK, stages, warps)
-        (128, 256, 32, 3, 8), (256, 128, 32, 3, 8), (128, 128, 32, 4, 4), (128, 128, 16, 4, 8),
-        (128, 64, 32, 4, 4), (64, 128, 32, 4, 4), (64, 64, 32, 5, 2), (128, 256, 16, 4, 8),
-    ]
-    return [triton.Config({"BM": bm, "BN": bn, "BK": bk, "GROUP_M": 8}, num_stages=s, num_warps=w)
-            for bm, bn, bk, s, w in shapes]
+def selected(steps, spec):
+    if not spec:
+        return steps
+    want = [w for w in spec.split(",") if w]
+    return [s for s in steps if any(s.name == w or s.name.startswith(w) for w in want)]
 
 
-@triton.autotune(configs=_configs(), key=["M", "N", "K", "PRECISION"])
-@triton.jit
-def _matmul(a, b, c, M, N, K, sam, sak, sbk, sbn, scm, scn, PRECISION: tl.constexpr,
-            BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr):
-    # Consecutive programs walk down a group of GROUP_M tile rows before moving right, so the
-    # tiles of B they share are still in L2.
-    pid = tl.program_id(0)
-    tiles_m, tiles_n = tl.cdiv(M, BM), tl.cdiv(N, BN)
-    per_group = GROUP_M * tiles_n
-    first_m = (pid // per_group) * GROUP_M
-    group_rows = min(tiles_m - first_m, GROUP_M)
-    pm = first_m + (pid % per_group) % group_rows
-    pn = (pid % per_group) // group_rows
-    rm = pm * BM + tl.arange(0, BM)
-    rn = pn * BN + tl.arange(0, BN)
-    rk = tl.arange(0, BK)
-    acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for k0 in range(0, K, BK):
-        ka = k0 + rk
-        ta = tl.load(a + rm[:, None] * sam + ka[None, :] * sak,
-                     mask=(rm[:, None] < M) & (ka[None, :] < K), other=0.0)
-        tb = tl.load(b + ka[:, None] * sbk + rn[None, :] * sbn,
-                     mask=(ka[:, None] < K) & (rn[None, :] < N), other=0.0)
-        acc = tl.dot(ta, tb, acc, input_precision=PRECISION)
-    tl.store(c + rm[:, None] * scm + rn[None, :] * scn, acc,
-             mask=(rm[:, None] < M) & (rn[None, :] < N))
-
-
-def matmul(a, b, precision):
-    m, k = a.shape
-    _, n = b.shape
-    c = torch.empty((m, n), device=a.device, dtype=torch.float32)
-    grid = lambda meta: (triton.cdiv(m, meta["BM"]) * triton.cdiv(n, meta["BN"]),)
-    _matmul[grid](a, b, c, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
-                  c.stride(0), c.stride(1), PRECISION=precision)
-    return c
-
-
-def check(a, b, c, u_in):
-    """Worst err/bound over C and the number of elements beyond the bound (NaN counts)."""
-    ref, scale = reference(a, b)
-    err, bound, bad = compare(c, ref, scale, a.shape[1], u_in)
-    ratio = torch.nan_to_num(err / bound, nan=float("inf"))
-    return ratio.max().item(), int(bad.sum().item())
+def pair(ladder_csv):
+    """Prints one line per Triton registry step and size: the CUDA step it sits beside and both
+    TFLOPS from the ladder's CSV (a CUDA step outside the ladder, gk_cuda_gemm_ex, shows "-")."""
+    with open(ladder_csv) as f:
+        rows = list(csv.DictReader(f))
+    got = {(int(r["size"]), r["variant"]): r for r in rows}
+    fmt = "%6s  %-24s %8s  %-22s %8s  %s"
+    print(fmt % ("size", "CUDA step", "TFLOPS", "Triton step", "TFLOPS", "Triton check"))
+    for size in sorted({int(r["size"]) for r in rows}):
+        for s in registry.STEPS:
+            c, t = got.get((size, s.cuda)), got.get((size, "triton_" + s.name))
+            note = "not expressible in Triton (triton_ladder/registry.py says why)" \
+                if s.why_not else t["check"] if t else "not measured"
+            print(fmt % (size, s.cuda, c["tflops"] if c else "-", s.name,
+                         t["tflops"] if t and t["tflops"] else "-", note))
+    return 0
 
 
 def main():
-    ap = argparse.ArgumentParser(description="autotuned Triton SGEMM peer (FP32 IEEE and TF32)")
+    ap = argparse.ArgumentParser(description="the Triton ladder: check, time, inspect")
     ap.add_argument("--sizes", default="4096,8192")
     ap.add_argument("--csv", default=None, help="write rows here instead of stdout")
+    ap.add_argument("--steps", default=None)
+    ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--budget", type=float, default=1.5)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--facts", default=None, metavar="FILE")
+    ap.add_argument("--facts-size", type=int, default=4096)
+    ap.add_argument("--pair", default=None, metavar="LADDER_CSV")
     args = ap.parse_args()
-    if not torch.cuda.is_available():
+    if args.pair:
+        return pair(args.pair)
+    try:
+        import torch
+        import triton
+        from triton_ladder import measure
+    except ImportError as e:
+        print(f"triton_peer.py: {e}; no Triton peer", file=sys.stderr)
+        return 2
+    dev = measure.device()
+    if dev != "cuda" and (args.facts or not measure.interpreting()):
         print("triton_peer.py: no CUDA device", file=sys.stderr)
         return 2
-    rows = []
+    steps = selected(registry.expressed(), args.steps)
+    if args.facts:
+        return write_facts(steps, args.facts, args.facts_size, torch, triton, measure)
+    timer = measure.Timer(args.reps, args.budget, args.rounds)
+    rows, failed = [], False
     for n in [int(s) for s in args.sizes.split(",") if s]:
-        gen = torch.Generator(device="cuda").manual_seed(n)
-        a = torch.rand((n, n), device="cuda", generator=gen) * 2 - 1
-        b = torch.rand((n, n), device="cuda", generator=gen) * 2 - 1
-        for variant, precision, u_in in (("fp32_ieee", "ieee", 0.0), ("tf32", "tf32", 2.0**-11)):
+        a, b = measure.operands(n, n, n, n, dev)
+        refs, fns, status = {}, {}, {}
+        for s in steps:
             try:
-                c = matmul(a, b, precision)  # also runs the autotuner for this shape
-                torch.cuda.synchronize()
-                worst, bad = check(a, b, c, u_in)
-                status = f"ok {worst:.2g}" if bad == 0 else f"FAIL {bad} bad, worst err/bound {worst:.3g}"
-                ms = triton.testing.do_bench(lambda: matmul(a, b, precision), return_mode="median") \
-                    if bad == 0 else float("nan")
-            except Exception as e:  # a compile/launch problem of one variant
-                status, ms = f"ERROR {type(e).__name__}: {str(e).splitlines()[0][:80]}", float("nan")
+                mod = s.load()
+                sa, sb = measure.as_step_input(mod, a, b)
+                key = str(sa.dtype)
+                if key not in refs:
+                    refs[key] = measure.Reference(sa, sb)
+                worst, bad = measure.check(s, mod, sa, sb, refs[key])
+                status[s.name] = measure.status(worst, bad)
+                failed |= bad > 0
+                if bad == 0:
+                    c = torch.empty((n, n), device=dev, dtype=torch.float32)
+                    fns[s.name] = (lambda m, x, y, z: lambda: m.launch(x, y, z))(mod, sa, sb, c)
+            except Exception as e:  # a compile/launch problem of one step
+                first = str(e).splitlines()[0][:80] if str(e) else ""
+                status[s.name] = f"ERROR {type(e).__name__}: {first}"
+                failed = True
+        del refs
+        times = timer.run(fns)
+        for s in steps:
+            ms = measure.median(times.get(s.name, []))
             tflops = 2.0 * n**3 / (ms * 1e-3) / 1e12 if ms == ms else float("nan")
-            rows.append((n, variant, ms, tflops, status.replace(",", ";")))
-            print(f"triton_peer.py: n={n} {variant}: {ms:.3f} ms {tflops:.2f} TFLOPS {status}",
-                  file=sys.stderr)
-        del a, b
-        torch.cuda.empty_cache()
+            rows.append((n, s.name, ms, tflops, status[s.name].replace(",", ";")))
+            print(f"triton_peer.py: n={n} {s.name}: {ms:.3f} ms {tflops:.2f} TFLOPS "
+                  f"({len(times.get(s.name, []))} runs) {status[s.name]}", file=sys.stderr)
+        del a, b, fns
+        if dev == "cuda":
+            torch.cuda.empty_cache()
     out = open(args.csv, "w") if args.csv else sys.stdout
     out.write("size,variant,ms,tflops,check\n")
     for n, v, ms, tf, st in rows:
         out.write(f"{n},{v},{ms:.4f},{tf:.3f},{st}\n")
     if args.csv:
         out.close()
-    return 0
+    return 1 if failed else 0
+
+
+def write_facts(steps, path, n, torch, triton, measure):
+    """Runs each step once at n x n x n (autotuned steps pick their configuration for that size)
+    and records what the compiler emitted for the kernel that ran."""
+    a, b = measure.operands(n, n, n, n, "cuda")
+    out = {"tool": "bench/triton_peer.py --facts", "size": n,
+           "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+           "device": torch.cuda.get_device_name(0), "triton": triton.__version__,
+           "torch": torch.__version__, "steps": {}}
+    for s in steps:
+        try:
+            mod = s.load()
+            sa, sb = measure.as_step_input(mod, a, b)
+            c = torch.empty((n, n), device="cuda", dtype=torch.float32)
+            compiled = mod.launch(sa, sb, c)
+            torch.cuda.synchronize()
+            out["steps"][s.name] = measure.facts(compiled)
+        except Exception as e:
+            out["steps"][s.name] = {"error": f"{type(e).__name__}: {str(e)[:200]}"}
+        print(f"triton_peer.py: facts of {s.name}: {json.dumps(out['steps'][s.name])[:160]}",
+              file=sys.stderr)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(out, f, indent=1, sort_keys=True)
+        f.write("\n")
+    return 1 if any("error" in f for f in out["steps"].values()) else 0
 
 
 if __name__ == "__main__":

@@ -218,6 +218,26 @@ GK_API gk_status gk_sgemm(gk_layout layout, gk_trans transa, gk_trans transb, in
                           int64_t k, float alpha, const float *a, int64_t lda, const float *b,
                           int64_t ldb, float beta, float *c, int64_t ldc);
 
+/* Batched SGEMM: `batch` independent products, item i exactly gk_sgemm's on
+ *   strided:       A + i * stride_a, B + i * stride_b, C + i * stride_c (strides in elements);
+ *   pointer-array: a[i], b[i], c[i] (host arrays of host pointers).
+ * Every item shares layout, transpositions, sizes, alpha, beta and leading dimensions. batch == 0
+ * does nothing; batch < 0 is GK_ERR_INVALID_VALUE naming "batch"; other arguments fail as
+ * gk_sgemm's. Strides are >= 0; stride_a or stride_b 0 reuses one matrix for every item; when
+ * more than one item is written (batch > 1, m, n > 0), stride_c must be at least one C item's
+ * extent (ldc * (columns - 1) + rows, column-major terms), so items never overlap (interleaved
+ * items are refused too). Pointer arrays are not checked for overlapping C items. Small items
+ * are spread over the threads, large ones each use all of them (docs/cuda.md, "Batched"). */
+GK_API gk_status gk_sgemm_strided_batched(gk_layout layout, gk_trans transa, gk_trans transb,
+                                          int64_t m, int64_t n, int64_t k, float alpha,
+                                          const float *a, int64_t lda, int64_t stride_a,
+                                          const float *b, int64_t ldb, int64_t stride_b, float beta,
+                                          float *c, int64_t ldc, int64_t stride_c, int64_t batch);
+GK_API gk_status gk_sgemm_batched(gk_layout layout, gk_trans transa, gk_trans transb, int64_t m,
+                                  int64_t n, int64_t k, float alpha, const float *const *a,
+                                  int64_t lda, const float *const *b, int64_t ldb, float beta,
+                                  float *const *c, int64_t ldc, int64_t batch);
+
 /* Threads used by CPU calls. n >= 1 sets the count process-wide (safe to call concurrently with
  * running GEMMs: each call reads it once at entry); n == 0 returns to the default, which is
  * GEMMKIT_NUM_THREADS, else OMP_NUM_THREADS, else the number of online cores. */
@@ -225,7 +245,9 @@ GK_API gk_status gk_set_num_threads(int n);
 GK_API int gk_get_num_threads(void);
 
 /* Force the CPU micro-kernel family: "generic", "avx2", "avx512", or NULL/"auto" for cpuid
- * dispatch (the default, overridable by GEMMKIT_ARCH). Fails with GK_ERR_UNSUPPORTED if the CPU
+ * dispatch (the default, overridable by GEMMKIT_ARCH). "amx" and "avx512bf16" force that BF16
+ * kernel of gk_gemm_ex (FP32 stays on cpuid's choice); an FP32 family also makes gk_gemm_ex
+ * convert BF16 to float32 on it. Fails with GK_ERR_UNSUPPORTED if the CPU
  * (or this build) lacks the ISA, GK_ERR_INVALID_VALUE for an unknown name. Process-wide. */
 GK_API gk_status gk_set_arch(const char *name);
 
@@ -286,6 +308,25 @@ GK_API gk_status gk_cuda_sgemm_kernel(gk_cuda_ctx *ctx, int kernel_id, gk_layout
                                       int64_t k, float alpha, const float *a, int64_t lda,
                                       const float *b, int64_t ldb, float beta, float *c,
                                       int64_t ldc);
+
+/* Batched SGEMM on device memory, asynchronous on the context's stream: item i is exactly
+ * gk_cuda_sgemm's on A + i * stride_a, B + i * stride_b, C + i * stride_c (strided) or on
+ * a[i], b[i], c[i] (pointer arrays: device arrays of device pointers, read by the kernel, as
+ * cuBLAS's *Batched calls take them). Arguments and errors as gk_sgemm_strided_batched /
+ * gk_sgemm_batched. The whole batch is one grid (the batch index in the grid, each item on the
+ * tile configuration chosen for its size), so a batch of small products fills the GPU. In the
+ * GK_FP32_3XTF32 mode the items run the SIMT kernel all the same (docs/cuda.md, "Batched"). */
+GK_API gk_status gk_cuda_sgemm_strided_batched(gk_cuda_ctx *ctx, gk_layout layout, gk_trans transa,
+                                               gk_trans transb, int64_t m, int64_t n, int64_t k,
+                                               float alpha, const float *a, int64_t lda,
+                                               int64_t stride_a, const float *b, int64_t ldb,
+                                               int64_t stride_b, float beta, float *c, int64_t ldc,
+                                               int64_t stride_c, int64_t batch);
+GK_API gk_status gk_cuda_sgemm_batched(gk_cuda_ctx *ctx, gk_layout layout, gk_trans transa,
+                                       gk_trans transb, int64_t m, int64_t n, int64_t k,
+                                       float alpha, const float *const *a, int64_t lda,
+                                       const float *const *b, int64_t ldb, float beta,
+                                       float *const *c, int64_t ldc, int64_t batch);
 
 /* Mixed-precision GEMM on device memory, asynchronous on the context's stream: C/D (ctype) =
  * alpha * scale_a * scale_b * op(A) (atype) * op(B) (btype) + beta * C, with float32 accumulation.
@@ -364,6 +405,64 @@ GK_API gk_status gk_gemm_scaled(gk_layout layout, gk_trans transa, gk_trans tran
                                 int64_t lda, const void *a_scale, gk_format btype, const void *b,
                                 int64_t ldb, const void *b_scale, gk_scaling scaling, float beta,
                                 gk_format ctype, void *c, int64_t ldc);
+
+/* Mixed-precision GEMM on host memory, on the CPU: C (ctype) = alpha * op(A) (atype) * op(B)
+ * (btype) + beta * C, with float32 accumulation (docs/cpu.md, "Low precision (BF16/FP16)").
+ * Supported types: atype = btype, one of GK_F32, GK_BF16, GK_F16; ctype GK_F32, GK_BF16 or GK_F16.
+ * BF16 runs on AMX tiles or AVX512-BF16 dot products where the CPU has them; FP16 (and BF16
+ * elsewhere) is converted to float32 while packing and multiplied by the FP32 kernel, so the call
+ * works on every CPU. Same BLAS semantics, layouts, transpositions and leading dimensions as
+ * gk_sgemm; C elements are read only when beta != 0; rounding to ctype (nearest even, overflow to
+ * Inf) happens once, after alpha and beta are applied. Errors: as gk_sgemm, checked after the
+ * formats (a value outside gk_format: GK_ERR_INVALID_VALUE; a type or pair not listed:
+ * GK_ERR_UNSUPPORTED), and a pointer not aligned to its element size (GK_ERR_INVALID_POINTER). A
+ * BF16/F16 C is accumulated in a float32 copy allocated per call (GK_ERR_OUT_OF_MEMORY when that
+ * fails, C untouched). */
+GK_API gk_status gk_gemm_ex(gk_layout layout, gk_trans transa, gk_trans transb, int64_t m,
+                            int64_t n, int64_t k, float alpha, gk_format atype, const void *a,
+                            int64_t lda, gk_format btype, const void *b, int64_t ldb, float beta,
+                            gk_format ctype, void *c, int64_t ldc);
+
+/* The CPU kernel gk_gemm_ex runs now for operands of type atype ("amx_bf16_32x32",
+ * "avx512bf16_32x12", "convert+avx512_32x12", or for GK_F32 the FP32 kernel's name), with why in
+ * *reason ("cpuid", "GEMMKIT_ARCH", "gk_set_arch") when reason is not NULL; NULL for a type
+ * gk_gemm_ex does not take. gk_set_arch and GEMMKIT_ARCH also take "amx" and "avx512bf16". */
+GK_API const char *gk_cpu_gemm_ex_kernel(gk_format atype, const char **reason);
+
+/* Out-of-core SGEMM: gk_sgemm's semantics with A, B and C in HOST memory (pageable or page-locked;
+ * device or managed memory works too), of any size the host holds, computed on the context's GPU.
+ * Synchronous: returns when C is written (work already queued on the context's stream runs
+ * first). C is cut into tiles sized to a device-memory budget, streamed through the GPU with
+ * copies overlapped with compute on several streams, and each tile computed by gk_cuda_sgemm's own
+ * kernel on the context's stream (in its FP32 mode). K is chunked only when a tile's panels would
+ * not fit; each later chunk then adds to C (beta 1), which rounds differently from the in-memory
+ * call. Where K is not chunked, each C tile is one gk_cuda_sgemm call on that tile's sub-problem,
+ * and C is bitwise equal to one in-memory gk_cuda_sgemm call on all of C when beta == 0 and
+ * neither call splits K (stream-K): docs/cuda.md, "Out-of-core and multi-GPU", says exactly when.
+ * Budget: GEMMKIT_CUDA_MEM_LIMIT bytes (optional K, M or G suffix, read at each call) per context,
+ * default 80 % of the device's free memory (shared by the call's contexts on one device); an
+ * invalid value is ignored (said under GEMMKIT_VERBOSE). Pageable operands are staged through
+ * 2 x 32 MB of page-locked memory allocated per call; page-locked ones are copied directly.
+ * Errors: argument errors as gk_sgemm (C untouched); GK_ERR_OUT_OF_MEMORY when the budget holds no
+ * tile or an allocation fails; GK_ERR_CUDA for a failed copy, launch or synchronisation. On any
+ * error every element of C holds either its value before the call or its final result (a tile is
+ * copied back only once complete). alpha == 0 or K == 0 scales C on the host. */
+GK_API gk_status gk_cuda_sgemm_host(gk_cuda_ctx *ctx, gk_layout layout, gk_trans transa,
+                                    gk_trans transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                    const float *a, int64_t lda, const float *b, int64_t ldb,
+                                    float beta, float *c, int64_t ldc);
+
+/* The same spread over nctx distinct contexts (several devices, or several contexts of one): C's
+ * tiles are divided into nctx contiguous runs, one per context, all issued from the calling
+ * thread; the budget applies to each context and the smallest one sets the common tiling.
+ * nctx == 1 is gk_cuda_sgemm_host. With the same tiling on devices of one model the result is the
+ * same bits whatever nctx (every tile is the same call). GK_ERR_INVALID_VALUE for a NULL ctxs or
+ * element, nctx < 1, or one context passed twice. */
+GK_API gk_status gk_cuda_sgemm_host_multi(gk_cuda_ctx *const *ctxs, int nctx, gk_layout layout,
+                                          gk_trans transa, gk_trans transb, int64_t m, int64_t n,
+                                          int64_t k, float alpha, const float *a, int64_t lda,
+                                          const float *b, int64_t ldb, float beta, float *c,
+                                          int64_t ldc);
 
 typedef struct gk_cuda_kernel_info {
     int id;                /* registry index, 0-based, stable within a release */

@@ -6,6 +6,16 @@
 # tests or benchmark columns that need it report themselves skipped.
 set -u
 pkgs=(libopenblas-dev libblis-dev python3-numpy python3-matplotlib libblas-test pkg-config gfortran)
+# Optional, only with GK_PIP_TRITON=1 (a download of several hundred MB): torch and triton for
+# tests/ladder/test_triton_ladder.sh, which runs the Triton ladder in Triton's CPU interpreter
+# when there is no GPU and reports skip without them.
+if [ "${GK_PIP_TRITON:-0}" = 1 ] && ! python3 -c 'import torch, triton' >/dev/null 2>&1; then
+    echo "deps: pip installing torch and triton (log: /tmp/gemmkit-pip.log)"
+    { python3 -m pip install torch --index-url https://download.pytorch.org/whl/cpu ||
+        python3 -m pip install torch; } >/tmp/gemmkit-pip.log 2>&1 &&
+        python3 -m pip install triton >>/tmp/gemmkit-pip.log 2>&1 ||
+        echo "deps: pip failed; the Triton ladder test will report skip"
+fi
 command -v dpkg-query >/dev/null 2>&1 || { echo "deps: not a Debian system; install the equivalents of: ${pkgs[*]}"; exit 0; }
 missing=()
 for p in "${pkgs[@]}"; do

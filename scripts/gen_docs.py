@@ -9,6 +9,10 @@ Outputs, each the block between two markers of an otherwise hand-written file:
                                                   mixed-precision benchmark, gemmkit bench --dtype)
   README.md           <!-- measured:begin -->     one row per claim, each naming its file
   docs/ladder.md      <!-- ladder-table:begin --> one row per registry GPU kernel, plus the peers
+  docs/ladder.md      <!-- triton-table:begin --> each CUDA step beside its Triton step
+                                                  (triton_ladder/registry.py; the Triton rows of
+                                                  ladder.csv or triton_ladder.csv, and
+                                                  triton_facts.json: what the compiler emitted)
 
 usage: scripts/gen_docs.py [--check] [--build DIR]
   --check      write nothing; exit 1 naming every file a regeneration would change
@@ -381,7 +385,8 @@ class Ladder:
         for r in read_csv(path):
             self.by.setdefault(r["variant"], {})[int(r["size"])] = r
         self.sizes = sorted({s for v in self.by.values() for s in v})
-        self.kind = {v: next(iter(rs.values()))["kind"] for v, rs in self.by.items()}
+        # bench/triton_peer.py --csv files have no kind column: all their rows are Triton steps
+        self.kind = {v: next(iter(rs.values())).get("kind", "triton") for v, rs in self.by.items()}
 
     def tflops(self, v, s):
         r = self.by.get(v, {}).get(s)
@@ -486,7 +491,7 @@ def ladder_doc_table(ld, reg):
 
     rows = []
     for v in ld.by:
-        if ld.kind[v] != "gemmkit":
+        if ld.kind[v] != "gemmkit" and not (ld.kind[v] == "triton" and v in triton_step_variants()):
             rows.append([v, GPU_PEERS.get(v, ld.kind[v]), "-", "-"] + cells(v))
     for k in reg["gpu"]:
         ir = k["input_rounding"]
@@ -500,6 +505,149 @@ def ladder_doc_table(ld, reg):
             "(`gemmkit kernels --json`); the run's machine, commit and command are in `%s`."
             % (rel(ld.path), " (%s" % dev if dev else "", ", %s)" % when if when else (")" if dev else ""),
                rel(os.path.join(os.path.dirname(ld.path), "README.md")))]
+    return out
+
+
+# ---------------------------------------------------------------- the ladder in Triton
+
+
+def triton_registry():
+    """triton_ladder/registry.py (plain Python: needs neither torch nor triton)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(
+        "gk_triton_registry", os.path.join(ROOT, "triton_ladder", "registry.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def triton_step_variants():
+    """The ladder.csv variant names of the Triton steps (gemmkit ladder prefixes "triton_")."""
+    return {"triton_" + s.name for s in triton_registry().STEPS}
+
+
+def code_lines(path):
+    """Lines of code of a step's file: not blank, not a comment, not a docstring."""
+    with open(path) as f:
+        text = f.read()
+    skip = set()
+    if path.endswith(".py"):
+        import ast
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef)) and \
+                    ast.get_docstring(node) is not None:
+                skip.update(range(node.body[0].lineno, node.body[0].end_lineno + 1))
+        comment = "#"
+    else:
+        text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+        comment = "//"
+    return sum(1 for i, line in enumerate(text.splitlines(), 1)
+               if i not in skip and line.strip() and not line.strip().startswith(comment))
+
+
+def triton_did(f):
+    """One cell from a step's entry of triton_facts.json (bench/triton_peer.py --facts)."""
+    if not f:
+        return "not measured yet"
+    if "error" in f:
+        return "facts failed: %s" % f["error"].replace("|", "/")[:80]
+    p, g = f["ptx"], f["ttgir"]
+    math_ = ("wgmma (tensor cores)" if p.get("wgmma") else "mma.sync (tensor cores)"
+             if p.get("mma.sync") else "FFMA" if p.get("fma.f32") else "?")
+    out = ["%d warps" % f["num_warps"], math_]
+    acc = f.get("accumulator_layout") or ""
+    m = re.search(r"sizePerThread = \[(\d+), (\d+)\]", acc)
+    if m:
+        out.append("%sx%s outputs per thread per layout repeat" % m.groups())
+    if p.get("cp.async") or p.get("cp.async.bulk (TMA)"):
+        wide = p.get("cp.async 16-byte", 0)
+        out.append("cp.async into shared memory (%d of %d copies 16-byte), %s stages"
+                   % (wide, p["cp.async"], f.get("num_stages")))
+    elif g.get("local_alloc"):
+        out.append("tiles staged through registers into shared memory")
+    else:
+        out.append("no shared memory")
+    if p.get("ld.global"):
+        out.append("%d of %d global loads 16-byte" % (p.get("ld.global.v4", 0), p["ld.global"]))
+    if p.get("ldmatrix"):
+        out.append("ldmatrix")
+    out.append("%.1f KiB shared" % (f["shared_bytes"] / 1024.0))
+    if f.get("registers") is not None:
+        out.append("%d registers%s" % (f["registers"],
+                                       ", %d spilled" % f["spills"] if f.get("spills") else ""))
+    return "; ".join(out)
+
+
+def triton_doc_table(ld, folder, files):
+    """Each CUDA step beside its Triton step: lines of code, TFLOPS (CUDA, Triton, cuBLAS) and
+    what the Triton compiler emitted."""
+    treg = triton_registry()
+    facts_path = os.path.join(folder, "triton_facts.json")
+    facts = read_json(facts_path).get("steps", {})
+    alone = Ladder(os.path.join(folder, "triton_ladder.csv")) if "triton_ladder.csv" in files \
+        else None  # a separate bench/triton_peer.py --csv run, when the ladder's has no rows
+
+    def triton_tf(name, size):
+        """The step's TFLOPS as a cell: a number, "failed" (no passing check) or not measured."""
+        src, v = (ld, "triton_" + name) if "triton_" + name in ld.by else (alone, name)
+        if not src or size not in src.by.get(v, {}):
+            return "not measured yet"
+        t = src.tflops(v, size)
+        return "%.2f" % t if t is not None else "failed: %s" % src.by[v][size]["check"][:40]
+
+    tc = {}
+    if "tc.csv" in files:
+        for r in read_csv(os.path.join(folder, "tc.csv")):
+            if r["m"] == r["n"] == r["k"] and r["gk_check"] == "ok":
+                tc.setdefault((r["dtype"], int(r["m"])), r)
+
+    def num(x):
+        return "%.2f" % x if x is not None else "-"
+
+    def fnum(x):
+        return "%.2f" % float(x) if x else "-"
+
+    sizes = [s for s in (4096, 8192) if s in ld.sizes] or ld.sizes[:2]
+    header = ["CUDA step", "Triton step", "lines CUDA / Triton"]
+    header += ["TFLOPS at %d: CUDA / Triton / cuBLAS" % s for s in sizes]
+    header += ["what Triton did (from its PTX and TTGIR)"]
+    rows = []
+    for s in treg.STEPS:
+        if s.cuda.startswith("gemm_ex:"):
+            dt = s.cuda.split(":", 1)[1]
+            cuda_name, cuda_lines = "gk_cuda_gemm_ex %s" % dt, "-"
+            perf = []
+            for z in sizes:
+                r = tc.get((dt, z))
+                perf.append("%s / %s / %s" % (fnum(r and r["gk_tflops"]), triton_tf(s.name, z),
+                                              fnum(r and r["peer_tflops"])))
+        else:
+            cuda_name = "`%s`" % s.cuda
+            cuda_lines = str(code_lines(os.path.join(ROOT, "src/cuda/ladder", s.cuda + ".cu")))
+            base = "cublas_tf32" if s.u_in else "cublas_fp32"
+            perf = ["%s / %s / %s" % (num(ld.tflops(s.cuda, z)),
+                                      "-" if s.why_not else triton_tf(s.name, z),
+                                      num(ld.tflops(base, z))) for z in sizes]
+        if s.why_not:
+            rows.append([cuda_name, "not expressible", "%s / -" % cuda_lines] + perf +
+                        ["not expressible: %s" % s.why_not])
+        else:
+            rows.append([cuda_name, "`%s.py`" % s.name,
+                         "%s / %d" % (cuda_lines, code_lines(s.file))] + perf +
+                        [triton_did(facts.get(s.name))])
+    out = md_table(header, rows)
+    src = [rel(ld.path)] + ([rel(alone.path)] if alone else [])
+    meta = read_json(facts_path)
+    out += ["", "Generated by `scripts/gen_docs.py` from `triton_ladder/registry.py`, the TFLOPS of "
+            "%s%s and %s. Lines: not blank, not "
+            "comments or docstrings, of the step's own file (CUDA steps 10-15 and Triton steps "
+            "4-18 build on shared code: `src/cuda/gemm/`, Triton step 3's kernel)."
+            % (", ".join("`%s`" % p for p in src),
+               ", `%s` for gk_cuda_gemm_ex (its C is in the operand format)"
+               % rel(os.path.join(folder, "tc.csv")) if tc else "",
+               "`%s` (Triton %s at %s, %s)" % (rel(facts_path), meta.get("triton"),
+                                                 meta.get("size"), meta.get("device"))
+               if meta else "no `%s` yet (compiler facts: not measured yet)" % rel(facts_path))]
     return out
 
 
@@ -643,7 +791,7 @@ def tc_readme_rows(title, tc):
 
 def generate(reg):
     bench, readme = [], []
-    ladder_doc = None
+    ladder_doc = triton_doc = None
     for folder, title, files in machines():
         bench += ["### %s: `%s/`" % (title, rel(folder)), ""]
         ld = Ladder(os.path.join(folder, "ladder.csv")) if "ladder.csv" in files else None
@@ -653,6 +801,7 @@ def generate(reg):
             readme += ladder_readme_rows(title, ld, sw, reg)
             if ladder_doc is None:
                 ladder_doc = ladder_doc_table(ld, reg)
+                triton_doc = triton_doc_table(ld, folder, files)
         if sw:
             bench += sweep_gpu_section(sw)
         for f in files:
@@ -681,19 +830,18 @@ def generate(reg):
     return {
         "docs/benchmarks.md": ("results", bench[:-1] if bench and bench[-1] == "" else bench),
         "README.md": ("measured", readme_block),
-        "docs/ladder.md": ("ladder-table", ladder_doc or ["(no ladder.csv under %s)" % RESULTS]),
+        "docs/ladder.md": [("ladder-table", ladder_doc or ["(no ladder.csv under %s)" % RESULTS]),
+                           ("triton-table", triton_doc or ["(no ladder.csv under %s)" % RESULTS])],
     }
 
 
-def splice(path, marker, lines):
-    """The file's text with the block between its markers replaced by `lines`."""
-    with open(path) as f:
-        text = f.read()
+def splice_text(text, marker, lines, path):
+    """`text` (of the file at `path`) with the block between its markers replaced by `lines`."""
     begin, end = "<!-- %s:begin -->" % marker, "<!-- %s:end -->" % marker
     i, j = text.find(begin), text.find(end)
     if i < 0 or j < i:
         raise GenError("%s lacks the markers %s ... %s" % (rel(path), begin, end))
-    return text[:i + len(begin)] + "\n" + "\n".join(lines) + "\n" + text[j:], text
+    return text[:i + len(begin)] + "\n" + "\n".join(lines) + "\n" + text[j:]
 
 
 def main():
@@ -708,10 +856,13 @@ def main():
         return 2
     stale, failed = [], 0
     for name in sorted(blocks):  # one file's problem does not stop the others
-        marker, lines = blocks[name]
+        parts = blocks[name] if isinstance(blocks[name], list) else [blocks[name]]
         path = os.path.join(ROOT, name)
         try:
-            new, old = splice(path, marker, lines)
+            with open(path) as f:
+                old = new = f.read()
+            for marker, lines in parts:
+                new = splice_text(new, marker, lines, path)
             if new != old and not a.check:
                 with open(path, "w") as f:
                     f.write(new)

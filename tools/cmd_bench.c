@@ -44,6 +44,8 @@ static void usage(FILE *f) {
            "  --out DIR      results directory (default: bench-results in the build\n"
            "                 directory of this binary, e.g. build/bench-results)\n"
            "  --no-plot      skip the PNG (bench/plot.py, needs matplotlib)\n\n"
+           "gemmkit bench --device cpu --dtype bf16|f16: the CPU's gk_gemm_ex against its FP32\n"
+           "and OpenBLAS's cblas_sbgemm; see gemmkit bench --device cpu --dtype bf16 --help.\n"
            "gemmkit bench --dtype LIST ...: the mixed-precision GPU benchmark against cuBLASLt\n"
            "(BF16, FP16, TF32, 3xTF32, FP8); see gemmkit bench --dtype bf16 --help.\n");
 }
@@ -160,8 +162,12 @@ static int run_gpu(const bench_cpu_opts *b) {
 }
 
 int gk_cmd_bench(int argc, char **argv) {
+    int cpu = 0; /* --device cpu with --dtype: the CPU's gk_gemm_ex, else the GPU's */
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "--device") && !strcmp(argv[i + 1], "cpu")) cpu = 1;
     for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--dtype")) return gk_cmd_bench_tc(argc, argv);
+        if (!strcmp(argv[i], "--dtype"))
+            return cpu ? gk_cmd_bench_ex(argc, argv) : gk_cmd_bench_tc(argc, argv);
     bench_cli *o = calloc(1, sizeof *o);
     if (!o) return 1;
     int rc = parse(argc, argv, o);

@@ -54,6 +54,12 @@ int gk_cmd_info(int argc, char **argv) {
            ci.has_fma ? "yes" : "no", ci.has_avx512f ? "yes" : "no");
     printf("  %-14s %s (chosen by %s)\n", "kernel family", ci.arch, ci.arch_reason);
     printf("  %-14s %d x %d (MR x NR)\n", "micro-tile", ci.mr, ci.nr);
+    for (int t = 0; t < 2; t++) { /* gk_gemm_ex's kernel for low-precision operands */
+        const gk_format f = t ? GK_F16 : GK_BF16;
+        const char *why = NULL, *kname = gk_cpu_gemm_ex_kernel(f, &why);
+        printf("  %-14s %s (chosen by %s)\n", t ? "fp16 kernel" : "bf16 kernel",
+               kname ? kname : "none", why ? why : "-");
+    }
     printf("  %-14s MC=%lld KC=%lld NC=%lld\n", "blocking", (long long)ci.mc, (long long)ci.kc,
            (long long)ci.nc);
     print_bytes("L1d", ci.l1d_bytes);

@@ -1,6 +1,9 @@
 /*
  * cmd_ladder.c — `gemmkit ladder`: parses the options of the GPU ladder benchmark and runs it
  * (bench_ladder_run: every CUDA registry kernel and cuBLAS, checked against float64, then timed).
+ * With the Triton ladder's rows merged (--triton, --triton-csv) it also prints each Triton step in
+ * the row of its CUDA step; bench/triton_peer.py --pair does that from the Triton registry
+ * (triton_ladder/registry.py), the one place the pairing lives.
  * A build without the CUDA backend has the command too, and says why it cannot run.
  */
 #include <stdio.h>
@@ -30,8 +33,10 @@ static void usage(FILE *f) {
         "between runs. The timed runs are spread over R rounds (default 3) that visit every\n"
         "variant in turn, so all see the GPU in the same thermal state. LIST: names or name\n"
         "prefixes such as the step number 13, comma separated. --sweep: sizes 256..8192.\n"
-        "--triton: also run bench/triton_peer.py (--triton-csv: merge its earlier output\n"
-        "instead). Writes gpu_ladder.csv/.json and plots (bench/plot_gpu.py) under DIR\n"
+        "--triton: also run the Triton ladder (bench/triton_peer.py: every step of\n"
+        "triton_ladder/, checked and timed the same way; --triton-csv: merge its earlier\n"
+        "output instead) and print each Triton step beside its CUDA step.\n"
+        "Writes gpu_ladder.csv/.json and plots (bench/plot_gpu.py) under DIR\n"
         "(default: bench-results in the build directory of this binary, e.g.\n"
         "build/bench-results). Exit status 1 if a variant fails its check.\n");
 }
@@ -49,6 +54,22 @@ static int parse_sizes(const char *s, bench_ladder_opts *o) {
         if (*end && *end != ',') return 0;
     }
     return o->nsizes > 0;
+}
+
+/* Each Triton step in the row of its CUDA step, from the CSV just written (stdout, after the
+ * table). Needs Python only, not torch or triton. */
+static void print_pairs(const char *out) {
+    const char *py = getenv("GK_PYTHON") ? getenv("GK_PYTHON") : "python3";
+    char cmd[8192];
+    if (snprintf(cmd, sizeof cmd, "%s bench/triton_peer.py --pair '%s/gpu_ladder.csv'", py, out) >=
+        (int)sizeof cmd)
+        return;
+    fflush(stdout);
+    printf("\nCUDA and Triton steps side by side (TFLOPS):\n");
+    fflush(stdout);
+    if (system(cmd) != 0)
+        fprintf(stderr, "gemmkit ladder: bench/triton_peer.py --pair failed (run from the source "
+                        "tree)\n");
 }
 
 int gk_cmd_ladder(int argc, char **argv) {
@@ -101,6 +122,8 @@ int gk_cmd_ladder(int argc, char **argv) {
         fprintf(stderr, "gemmkit ladder: --reps must be >= 3, --budget > 0, --rounds >= 1\n");
         return 2;
     }
-    return bench_ladder_run(&o);
+    const int rc = bench_ladder_run(&o);
+    if (rc != 2 && (o.triton || (o.triton_csv && *o.triton_csv))) print_pairs(o.out);
+    return rc;
 }
 #endif

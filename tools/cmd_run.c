@@ -29,6 +29,8 @@ static void usage(FILE *f) {
             "  --threads t        CPU threads (default: gemmkit's default)\n"
             "  --reps r           timed repetitions after the checked call (default 5)\n"
             "  --kernel ID|NAME   gpu: a registry kernel (gemmkit kernels); default gk_cuda_sgemm\n"
+            "  --dtype D          cpu: f32, bf16 or f16 (fp16), both operands; anything but f32\n"
+            "                     runs gk_gemm_ex\n"
             "  --dtype D          gpu: operand types (default f32: gk_cuda_sgemm as above):\n"
             "                     f32, 3xtf32 (f32 in the 3xTF32 mode), tf32, bf16, f16, e4m3,\n"
             "                     e5m2, a gk_format name (bfloat16, float8_e4m3fn, ...), or A:B\n"
@@ -41,7 +43,7 @@ static void usage(FILE *f) {
     for (int i = 0; (name = bench_dtype_scaled(i, NULL, NULL)); i++)
         fprintf(f, " %s", name);
     fprintf(f, "\n"
-               "  --out-dtype T      gpu: type of C: f32, bf16 or f16 (default: f32 for f32/tf32/\n"
+               "  --out-dtype T      type of C: f32, bf16 or f16 (default: f32 for f32/tf32/\n"
                "                     3xtf32, the operand type for bf16/f16, bf16 for FP8 and\n"
                "                     block-scaled types)\n"
                "  --fp8-fast-accum   gpu, FP8: keep partial sums in the tensor core's accumulator\n"
@@ -154,9 +156,14 @@ static int parse(int argc, char **argv, bench_run_opts *o) {
     /* --dtype f32 with a float32 C is today's float32 path; every other type goes mixed */
     o->mixed = o->dtype.a != GK_F32 || o->dtype.b != GK_F32 || o->dtype.fp32_mode != GK_FP32_SIMT ||
                o->out != GK_F32 || o->fp8_fast_accum;
-    if (o->mixed && !o->gpu) {
-        fprintf(stderr, "gemmkit run: types other than f32 (--dtype, --out-dtype, "
-                        "--fp8-fast-accum) run on the GPU only; add --device gpu\n");
+    /* the CPU takes f32, bf16 or f16 operands (both the same) and C (gk_gemm_ex) */
+    const int cpu_type = (o->dtype.a == GK_F32 || o->dtype.a == GK_BF16 || o->dtype.a == GK_F16) &&
+                         o->dtype.b == o->dtype.a && o->dtype.fp32_mode == GK_FP32_SIMT &&
+                         !o->dtype.scaling && !o->fp8_fast_accum &&
+                         (o->out == GK_F32 || o->out == GK_BF16 || o->out == GK_F16);
+    if (o->mixed && !o->gpu && !cpu_type) {
+        fprintf(stderr, "gemmkit run: these types run on the GPU only; add --device gpu (the CPU "
+                        "takes f32, bf16 or f16 for --dtype and --out-dtype)\n");
         return 2;
     }
     if (o->mixed && o->kernel) {
@@ -175,7 +182,7 @@ int gk_cmd_run(int argc, char **argv) {
         usage(stderr);
         return 2;
     }
-    if (o.mixed) {
+    if (o.mixed && o.gpu) {
 #ifdef GK_HAVE_CUDA
         return bench_tc_run_one(&o);
 #else

@@ -16,9 +16,11 @@ int gk_cmd_info(int argc, char **argv);     /* cmd_info.c */
 int gk_cmd_run(int argc, char **argv);      /* cmd_run.c */
 int gk_cmd_bench(int argc, char **argv);    /* cmd_bench.c: --device cpu|gpu|all */
 int gk_cmd_bench_tc(int argc, char **argv); /* cmd_bench_tc.c: gemmkit bench --dtype LIST */
+int gk_cmd_bench_ex(int argc, char **argv); /* cmd_bench_ex.c: bench --device cpu --dtype */
 int gk_cmd_ladder(int argc, char **argv);   /* cmd_ladder.c: the CUDA ladder benchmark */
 int gk_cmd_kernels(int argc, char **argv);  /* cmd_kernels.c: the CPU and CUDA registries */
 int gk_cmd_quant(int argc, char **argv);    /* cmd_quant.c: a value in every number format */
+int gk_cmd_batched(int argc, char **argv);  /* cmd_batched.c: batched SGEMM vs cuBLAS */
 
 /* Whole-string integer; 1 on success. */
 int cli_parse_i64(const char *s, int64_t *out);

@@ -20,6 +20,7 @@ static const struct {
     {"ladder", gk_cmd_ladder, "run every CUDA ladder kernel plus cuBLAS: check, time, plot"},
     {"kernels", gk_cmd_kernels, "list the CPU and CUDA kernel registries (--json)"},
     {"quant", gk_cmd_quant, "show values in every number format: bits, value, rounding error"},
+    {"batched", gk_cmd_batched, "strided-batched SGEMM on the GPU against cuBLAS: check, time"},
 };
 
 static void usage(FILE *f) {

@@ -45,6 +45,8 @@ bool gk_cublas::load() {
         !sym(lib_, "cublasSetMathMode", set_math_, why_) ||
         !sym(lib_, "cublasSgemm_v2", sgemm_, why_))
         return false;
+    std::string optional;
+    sym(lib_, "cublasSgemmStridedBatched", sgemm_sb_, optional);
     int st = create_(&handle_);
     if (st != 0) {
         why_ = "cublasCreate failed with status " + std::to_string(st);
@@ -59,6 +61,14 @@ bool gk_cublas::sgemm(mode m, int n, const float *a, const float *b, float *c) {
     const float one = 1.0f, zero = 0.0f;
     if (!handle_ || set_math_(handle_, (int)m) != 0) return false;
     return sgemm_(handle_, 0 /* CUBLAS_OP_N */, 0, n, n, n, &one, a, n, b, n, &zero, c, n) == 0;
+}
+
+bool gk_cublas::sgemm_strided_batched(int m, int n, int k, const float *a, const float *b,
+                                      float *c, int batch) {
+    const float one = 1.0f, zero = 0.0f;
+    if (!handle_ || !sgemm_sb_ || set_math_(handle_, (int)FP32) != 0) return false;
+    return sgemm_sb_(handle_, 0, 0, m, n, k, &one, a, m, (long long)m * k, b, k, (long long)k * n,
+                     &zero, c, m, (long long)m * n, batch) == 0;
 }
 
 gk_cublas::~gk_cublas() {

@@ -25,6 +25,11 @@ class gk_cublas {
     const std::string &why() const { return why_; }
     /* column-major C (n x n) = A B, alpha 1, beta 0, on the legacy default stream */
     bool sgemm(mode m, int n, const float *a, const float *b, float *c);
+    /* cublasSgemmStridedBatched, FP32 mode: `batch` column-major C_i (m x n) = A_i B_i, items of
+     * A (m x k), B (k x n) and C stored contiguously one after another, on the legacy default
+     * stream; false when this cuBLAS lacks it or the call fails */
+    bool sgemm_strided_batched(int m, int n, int k, const float *a, const float *b, float *c,
+                               int batch);
     ~gk_cublas();
 
   private:
@@ -36,6 +41,9 @@ class gk_cublas {
     int (*set_math_)(void *, int) = nullptr;
     int (*sgemm_)(void *, int, int, int, int, int, const float *, const float *, int, const float *,
                   int, const float *, float *, int) = nullptr;
+    int (*sgemm_sb_)(void *, int, int, int, int, int, const float *, const float *, int, long long,
+                     const float *, int, long long, const float *, float *, int, long long,
+                     int) = nullptr; /* optional: NULL when missing */
     std::string why_;
 };
 

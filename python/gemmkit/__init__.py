@@ -18,7 +18,7 @@ import ctypes
 
 import numpy as np
 
-from . import _cuda
+from . import _batched, _cuda, _host, _lowp
 from . import formats  # low-precision formats and MX scaling: gemmkit.formats
 from ._layout import NO_TRANS, ROW, TRANS, Operand, gemm_shape, operand_args, output_layout
 from ._lib import GemmkitError, Status, CpuInfo, check, lib, library_path
@@ -76,16 +76,13 @@ def _host_array(x, name):
     return np.asarray(x, dtype=np.float32)
 
 
-def _operand(x):
-    return Operand(x.ctypes.data, x.shape, x.strides)
-
-
 def gemm(a, b, c=None, trans_a=False, trans_b=False, alpha=1.0, beta=0.0, *, scale_a=None,
          scale_b=None, fp32_mode=None, fp8_fast_accum=False):
     """c = alpha * op(a) @ op(b) + beta * c, op(x) = x.T when trans_x; returns c.
 
-    c is updated in place (it must be a writable array of shape m x n: float32, or on the GPU
-    also bfloat16 or float16); without c a new array is returned and beta must be 0. With
+    c is updated in place (it must be a writable array of shape m x n: float32, bfloat16 or
+    float16); without c a new array is returned and beta must be 0. numpy bfloat16 (ml_dtypes)
+    or float16 operands (both the same) run gk_gemm_ex on the CPU. With
     beta == 0, c is not read (NaN in it do not propagate). CUDA arrays are dispatched to the GPU
     (see the module docstring); only there do the keywords apply: scale_a/scale_b, one-element
     float32 device arrays multiplying a and b (per-tensor FP8 scales); fp32_mode for float32
@@ -97,39 +94,17 @@ def gemm(a, b, c=None, trans_a=False, trans_b=False, alpha=1.0, beta=0.0, *, sca
     if scale_a is not None or scale_b is not None or fp32_mode is not None or fp8_fast_accum:
         raise ValueError("gemmkit: scale_a, scale_b, fp32_mode and fp8_fast_accum apply to CUDA "
                          "arrays; the CPU multiplies float32")
+    if _lowp.wants(a, b, c):  # bfloat16 / float16 host arrays: gk_gemm_ex
+        return _lowp.host_gemm(a, b, c, trans_a, trans_b, alpha, beta)
     a, b = _host_array(a, "a"), _host_array(b, "b")
-    m, n, k = gemm_shape(a.shape, b.shape, trans_a, trans_b)
-    if c is None:
-        if beta != 0:
-            raise ValueError("gemmkit: beta != 0 needs c (the matrix to scale and add to)")
-        c = np.empty((m, n), dtype=np.float32)
-    elif not isinstance(c, np.ndarray) or c.dtype != np.float32:
-        raise ValueError("gemmkit: c/out must be a float32 numpy array")
-    if c.shape != (m, n):
-        raise ValueError(f"gemmkit: c/out has shape {c.shape}, the product is {(m, n)}")
-    if not c.flags.writeable:
-        raise ValueError("gemmkit: c/out is read-only")
+    if _batched.is_batched(a.shape, b.shape):  # stacks of matrices (batch first)
+        return _batched.host_gemm(a, b, c, trans_a, trans_b, alpha, beta)
 
-    # Writing C while A or B still have to be read from overlapping memory would be wrong.
-    direct = output_layout(_operand(c))
-    if direct is None or np.may_share_memory(c, a) or np.may_share_memory(c, b):
-        tmp = np.array(c, order="C") if beta != 0 else np.empty((m, n), dtype=np.float32)
-        gemm(a, b, tmp, trans_a, trans_b, alpha, beta)
-        c[...] = tmp
-        return c
-    layout, ldc = direct
+    def call(layout, ta, tb, m, n, k, a, lda, b, ldb, c, ldc):
+        check(lib.gk_sgemm(layout, ta, tb, m, n, k, float(alpha), a.ctypes.data, lda,
+                           b.ctypes.data, ldb, float(beta), c.ctypes.data, ldc))
 
-    args = []
-    for x, t in ((a, trans_a), (b, trans_b)):
-        plan = operand_args(_operand(x), layout, bool(t))
-        if plan is None:  # strides that no leading dimension describes
-            x = np.ascontiguousarray(x)
-            plan = operand_args(_operand(x), layout, bool(t))
-        args.append((x, plan))
-    (a, (ta, lda)), (b, (tb, ldb)) = args
-    check(lib.gk_sgemm(layout, ta, tb, m, n, k, float(alpha), a.ctypes.data, lda,
-                       b.ctypes.data, ldb, float(beta), c.ctypes.data, ldc))
-    return c
+    return _host.run(a, b, c, trans_a, trans_b, alpha, beta, ("float32",), np.float32, call)
 
 
 def matmul(a, b, out=None, alpha=1.0, beta=0.0, **gpu):

@@ -13,43 +13,63 @@ NO_TRANS, TRANS = 111, 112  # gk_trans
 Operand = namedtuple("Operand", "ptr shape strides itemsize", defaults=(4,))
 
 
-def orders(op):
-    """{layout: leading dimension} for every layout the operand can be read in as it is.
+def lds(ptr, shape, strides, item):
+    """(leading dimension as a row-major operand, as a column-major one), None where the array
+    cannot be read in that order as it is; shape and strides (bytes) of a 2-D array.
 
     A dimension of extent 1 has no meaningful stride, and an empty matrix is never read, so both
-    are given the smallest leading dimension BLAS accepts."""
-    (r, c), (s0, s1), item = op.shape, op.strides, op.itemsize
+    are given the smallest leading dimension BLAS accepts. Tuples, not an Operand: the CUDA path
+    calls this on every GEMM and keeps its per-call work small (docs/python.md, "Contexts")."""
+    r, c = shape
     if r == 0 or c == 0:
-        return {ROW: max(1, c), COL: max(1, r)}
-    if op.ptr % item:
-        return {}
-    found = {}
+        return max(1, c), max(1, r)
+    if ptr % item:
+        return None, None
+    s0, s1 = strides
+    row = col = None
     if (c == 1 or s1 == item) and (r == 1 or (s0 % item == 0 and s0 // item >= c)):
-        found[ROW] = s0 // item if r > 1 else c
+        row = s0 // item if r > 1 else c
     if (r == 1 or s0 == item) and (c == 1 or (s1 % item == 0 and s1 // item >= r)):
-        found[COL] = s1 // item if c > 1 else r
-    return found
+        col = s1 // item if c > 1 else r
+    return row, col
+
+
+def orders(op):
+    """{layout: leading dimension} for every layout the operand can be read in as it is."""
+    row, col = lds(op.ptr, op.shape, op.strides, op.itemsize)
+    return {k: v for k, v in ((ROW, row), (COL, col)) if v is not None}
+
+
+def output_fit(fit):
+    """(layout, ldc) for writing C in place from its lds(), or None (a temporary is needed)."""
+    row, col = fit
+    if row is not None:
+        return ROW, row
+    return None if col is None else (COL, col)
 
 
 def output_layout(c):
     """Layout and ldc for writing C in place, or None when C must go through a temporary."""
-    found = orders(c)
-    for layout in (ROW, COL):
-        if layout in found:
-            return layout, found[layout]
+    return output_fit(lds(c.ptr, c.shape, c.strides, c.itemsize))
+
+
+def operand_fit(fit, layout, transposed):
+    """(gk_trans, ld) for an operand whose lds() are `fit` in a `layout` call (op() applied when
+    `transposed`), or None when its strides fit neither order and it must be copied. Stored in
+    the other order, it is read as its transpose."""
+    row, col = fit
+    same, other = (row, col) if layout == ROW else (col, row)
+    if same is not None:
+        return (TRANS if transposed else NO_TRANS), same
+    if other is not None:
+        return (NO_TRANS if transposed else TRANS), other
     return None
 
 
 def operand_args(op, layout, transposed):
     """(gk_trans, ld) for passing `op` (op() applied when `transposed`) in a `layout` call, or
     None when its strides fit neither order and it must be copied."""
-    found = orders(op)
-    if layout in found:
-        return (TRANS if transposed else NO_TRANS), found[layout]
-    other = COL if layout == ROW else ROW
-    if other in found:
-        return (NO_TRANS if transposed else TRANS), found[other]
-    return None
+    return operand_fit(lds(op.ptr, op.shape, op.strides, op.itemsize), layout, transposed)
 
 
 def gemm_shape(a_shape, b_shape, trans_a, trans_b):

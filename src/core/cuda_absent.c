@@ -32,6 +32,25 @@ gk_status gk_cuda_sgemm(gk_cuda_ctx *ctx, gk_layout layout, gk_trans transa, gk_
     (void)a, (void)lda, (void)b, (void)ldb, (void)beta, (void)c, (void)ldc;
     return not_built("gk_cuda_sgemm");
 }
+gk_status gk_cuda_sgemm_strided_batched(gk_cuda_ctx *ctx, gk_layout layout, gk_trans transa,
+                                        gk_trans transb, int64_t m, int64_t n, int64_t k,
+                                        float alpha, const float *a, int64_t lda, int64_t stride_a,
+                                        const float *b, int64_t ldb, int64_t stride_b, float beta,
+                                        float *c, int64_t ldc, int64_t stride_c, int64_t batch) {
+    (void)ctx, (void)layout, (void)transa, (void)transb, (void)m, (void)n, (void)k, (void)alpha;
+    (void)a, (void)lda, (void)b, (void)ldb, (void)beta, (void)c, (void)ldc;
+    (void)stride_a, (void)stride_b, (void)stride_c, (void)batch;
+    return not_built("gk_cuda_sgemm_strided_batched");
+}
+gk_status gk_cuda_sgemm_batched(gk_cuda_ctx *ctx, gk_layout layout, gk_trans transa,
+                                gk_trans transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                const float *const *a, int64_t lda, const float *const *b,
+                                int64_t ldb, float beta, float *const *c, int64_t ldc,
+                                int64_t batch) {
+    (void)ctx, (void)layout, (void)transa, (void)transb, (void)m, (void)n, (void)k, (void)alpha;
+    (void)a, (void)lda, (void)b, (void)ldb, (void)beta, (void)c, (void)ldc, (void)batch;
+    return not_built("gk_cuda_sgemm_batched");
+}
 gk_status gk_cuda_sgemm_kernel(gk_cuda_ctx *ctx, int kernel_id, gk_layout layout, gk_trans transa,
                                gk_trans transb, int64_t m, int64_t n, int64_t k, float alpha,
                                const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
@@ -40,6 +59,23 @@ gk_status gk_cuda_sgemm_kernel(gk_cuda_ctx *ctx, int kernel_id, gk_layout layout
     (void)ctx, (void)layout, (void)transa, (void)transb, (void)m, (void)n, (void)k, (void)alpha;
     (void)a, (void)lda, (void)b, (void)ldb, (void)beta, (void)c, (void)ldc;
     return not_built("gk_cuda_sgemm_kernel");
+}
+gk_status gk_cuda_sgemm_host(gk_cuda_ctx *ctx, gk_layout layout, gk_trans transa, gk_trans transb,
+                             int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                             int64_t lda, const float *b, int64_t ldb, float beta, float *c,
+                             int64_t ldc) {
+    (void)ctx, (void)layout, (void)transa, (void)transb, (void)m, (void)n, (void)k, (void)alpha;
+    (void)a, (void)lda, (void)b, (void)ldb, (void)beta, (void)c, (void)ldc;
+    return not_built("gk_cuda_sgemm_host");
+}
+gk_status gk_cuda_sgemm_host_multi(gk_cuda_ctx *const *ctxs, int nctx, gk_layout layout,
+                                   gk_trans transa, gk_trans transb, int64_t m, int64_t n,
+                                   int64_t k, float alpha, const float *a, int64_t lda,
+                                   const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
+    (void)ctxs, (void)nctx;
+    (void)layout, (void)transa, (void)transb, (void)m, (void)n, (void)k, (void)alpha;
+    (void)a, (void)lda, (void)b, (void)ldb, (void)beta, (void)c, (void)ldc;
+    return not_built("gk_cuda_sgemm_host_multi");
 }
 int gk_cuda_kernel_count(void) {
     return 0;

@@ -16,7 +16,10 @@
 #include "core/internal.h"
 #include "core/parallel.h"
 #include "cpu/config/cpu.h"
+#include "cpu/frame/batched.h"
 #include "cpu/frame/frame.h"
+#include "cpu/frame/gemm_ex.h"
+#include "cpu/kernels/lp.h"
 #include "cpu/kernels/ukernel.h"
 
 /* Settings fixed at first use. */
@@ -69,10 +72,11 @@ static void init_defaults(void) {
         if (idx >= 0 && gk_ukr_table[idx].usable()) {
             defaults.kernel = idx;
             defaults.reason = "GEMMKIT_ARCH";
-        } else if (verbose) {
+        } else if (verbose && gk_lp_find(want) < 0) { /* "amx" etc.: gemm_ex.c's */
             fprintf(stderr, "gemmkit: GEMMKIT_ARCH=%s is %s; using the cpuid choice\n", want,
                     idx >= 0 || known_name(want) ? "not supported by this CPU/build"
-                                                 : "unknown (generic, avx2, avx512, auto)");
+                                                 : "unknown (generic, avx2, avx512, avx512bf16, "
+                                                   "amx, auto)");
         }
     }
 
@@ -129,9 +133,18 @@ int gk_get_num_threads(void) {
     return n > 0 ? n : defaults.threads;
 }
 
+int gk_cpu_kernel_now(const char **reason) {
+    return current_kernel(reason);
+}
+
 gk_status gk_set_arch(const char *name) {
     gk_clear_error();
     ensure_defaults();
+    gk_status lp_st;
+    if (gk_lp_set_arch(name, &lp_st)) { /* a low-precision kernel: FP32 stays on cpuid's choice */
+        if (lp_st == GK_SUCCESS) atomic_store(&arch_override, -1);
+        return lp_st;
+    }
     if (!name || strcmp(name, "auto") == 0) {
         atomic_store(&arch_override, -1);
         return GK_SUCCESS;
@@ -139,7 +152,9 @@ gk_status gk_set_arch(const char *name) {
     int idx = gk_ukr_find(name);
     if (idx < 0 && !known_name(name))
         return gk_fail(GK_ERR_INVALID_VALUE,
-                       "gk_set_arch: name=\"%s\" is not generic, avx2, avx512 or auto", name);
+                       "gk_set_arch: name=\"%s\" is not generic, avx2, avx512, avx512bf16, amx or "
+                       "auto",
+                       name);
     if (idx < 0)
         return gk_fail(GK_ERR_UNSUPPORTED,
                        "gk_set_arch: name=\"%s\" is not built for this architecture", name);
@@ -200,6 +215,24 @@ gk_status gk_cpu_kernel_info_get(int kernel_id, gk_cpu_kernel_info *info) {
     return GK_SUCCESS;
 }
 
+/* Run a planned call: gk_sgemm's, and each item of a batched call (gk_sgemm_item). */
+static inline gk_status run_plan(const gk_gemm_args *g, const gk_ukr_desc *u, gk_plan p,
+                                 const gk_packed_plan *pk) {
+    switch (p.path) {
+    case GK_PATH_NONE:
+        break;
+    case GK_PATH_SCALE:
+        gk_frame_scale(g);
+        break;
+    case GK_PATH_SMALL:
+        gk_small_run(g, u->small, p.form, p.threads);
+        break;
+    case GK_PATH_PACKED:
+        return gk_frame_gemm(g, u, pk, p.threads);
+    }
+    return GK_SUCCESS;
+}
+
 gk_status gk_sgemm(gk_layout layout, gk_trans transa, gk_trans transb, int64_t m, int64_t n,
                    int64_t k, float alpha, const float *a, int64_t lda, const float *b, int64_t ldb,
                    float beta, float *c, int64_t ldc) {
@@ -214,17 +247,12 @@ gk_status gk_sgemm(gk_layout layout, gk_trans transa, gk_trans transb, int64_t m
     const gk_plan p = gk_plan_call(&g, u, &defaults.blk[idx], gk_get_num_threads(), &pk);
     if (__builtin_expect(defaults.verbose, 0))
         gk_plan_log("gk_sgemm", layout, transa, transb, m, n, k, p, &pk);
-    switch (p.path) {
-    case GK_PATH_NONE:
-        break;
-    case GK_PATH_SCALE:
-        gk_frame_scale(&g);
-        break;
-    case GK_PATH_SMALL:
-        gk_small_run(&g, u->small, p.form, p.threads);
-        break;
-    case GK_PATH_PACKED:
-        return gk_frame_gemm(&g, u, &pk, p.threads);
-    }
-    return GK_SUCCESS;
+    return run_plan(&g, u, p, &pk);
+}
+
+gk_status gk_sgemm_item(const gk_gemm_args *g, int threads) {
+    const int idx = current_kernel(NULL);
+    const gk_ukr_desc *u = &gk_ukr_table[idx];
+    gk_packed_plan pk;
+    return run_plan(g, u, gk_plan_call(g, u, &defaults.blk[idx], threads, &pk), &pk);
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # test_cli_dtype.sh — the mixed-precision paths of the CLI: `gemmkit run --dtype` and `gemmkit bench
 # --dtype`, block-scaled types (e4m3-b128, mxfp8, mxfp6, mxfp6-e3m2, mxfp4) included. Everywhere:
-# option handling (bad types, sizes, a CPU or --kernel request with a mixed type are usage errors,
-# status 2; --dtype f32 keeps the CPU's float32 path), and every block-scaled name parses: on a
+# option handling (bad types, sizes, a CPU request with a type the CPU lacks or --kernel with a
+# mixed type are usage errors, status 2; --dtype f32 keeps the CPU's float32 path; bf16/f16 run
+# gk_gemm_ex on the CPU, `gemmkit bench --device cpu --dtype` its benchmark), and every block-scaled name parses: on a
 # machine without a GPU `gemmkit run` says the GPU is needed (status 1, no crash) and `gemmkit
 # bench` that it skips. On a GPU: a small checked run of every dtype in both layouts (PASS, exit
 # 0), and a small benchmark whose CSV/JSON hold a row per size, dtype and peer with gemmkit's
@@ -40,14 +41,19 @@ expect dtype_bench_mentioned 0 'gemmkit bench --dtype' -- "$cli" bench --help
 expect dtype_run_bad_type 2 "bad value 'bf17' for --dtype" -- "$cli" run --device gpu --dtype bf17 -m 4 -n 4 -k 4
 expect dtype_run_bad_pair 2 "bad value 'e4m3:' for --dtype" -- "$cli" run --device gpu --dtype e4m3: -m 4 -n 4 -k 4
 expect dtype_run_bad_out 2 "bad value 'f64' for --out-dtype" -- "$cli" run --device gpu --dtype bf16 --out-dtype f64 -m 4 -n 4 -k 4
-expect dtype_run_needs_gpu 2 'GPU only; add --device gpu' -- "$cli" run --dtype bf16 -m 4 -n 4 -k 4
-expect dtype_run_out_needs_gpu 2 'GPU only' -- "$cli" run --out-dtype bf16 -m 4 -n 4 -k 4
+expect dtype_run_needs_gpu 2 'GPU only; add --device gpu' -- "$cli" run --dtype e4m3 -m 4 -n 4 -k 4
+expect dtype_run_bf16_cpu 0 '^PASS' -- "$cli" run --dtype bf16 -m 33 -n 17 -k 9 --layout row --ta t --beta 0.5
+expect dtype_run_fp16_cpu 0 '^PASS' -- "$cli" run --dtype fp16 --out-dtype f32 -m 20 -n 31 -k 40
+expect dtype_run_out_bf16_cpu 0 '^PASS' -- "$cli" run --out-dtype bf16 -m 4 -n 4 -k 4
+expect dtype_run_pair_needs_gpu 2 'GPU only' -- "$cli" run --dtype bf16:f16 -m 4 -n 4 -k 4
 expect dtype_run_no_kernel 2 'does not combine' -- "$cli" run --device gpu --dtype 3xtf32 --kernel 0 -m 4 -n 4 -k 4
 expect dtype_run_f32_cpu 0 '^PASS' -- "$cli" run --dtype f32 --out-dtype float32 -m 33 -n 17 -k 9
 expect dtype_bench_bad_type 2 "bad value 'bf16,int8' for --dtype" -- "$cli" bench --dtype bf16,int8
 expect dtype_bench_bad_range 2 "bad value '1024:512:1' for --sizes" -- "$cli" bench --dtype bf16 --sizes 1024:512:1
 expect dtype_bench_bad_step 2 "for --sizes" -- "$cli" bench --dtype bf16 --sizes 64:128:0
-expect dtype_bench_cpu 2 "bad value 'cpu' for --device" -- "$cli" bench --dtype bf16 --device cpu
+expect dtype_bench_cpu 0 'gemmkit-ex' -- "$cli" bench --dtype bf16 --device cpu --sizes 48,64 --min-time 0
+expect dtype_bench_cpu_fp16 0 'no FP16 GEMM' -- "$cli" bench --device cpu --dtype fp16 --sizes 40 --min-time 0
+expect dtype_bench_cpu_bad 2 "bad value 'e4m3' for --dtype" -- "$cli" bench --device cpu --dtype e4m3
 expect dtype_bench_unknown 2 "unknown option '--threads'" -- "$cli" bench --dtype bf16 --threads 2
 expect dtype_bench_too_many 2 'for --sizes' -- "$cli" bench --dtype bf16 --sizes 1:65:1
 scaled="e4m3-b128 mxfp8 mxfp6 mxfp6-e3m2 mxfp4"

@@ -7,7 +7,8 @@
 # steps (01, 03) serve as kernels (tests/cuda/emu/registry_emu.cpp). Case names get an "emulated_"
 # prefix; the real GPU run of the same program is build/tests/cuda/test_cuda_sgemm.
 # GK_EMU_TEST names another test program of tests/cuda to run this way (test_gemm_ex_emulated.sh);
-# the mixed-precision kernels' inline PTX is replaced by tests/cuda/emu/mixed_emu.cpp.
+# the mixed-precision kernels' inline PTX is replaced by tests/cuda/emu/mixed_emu.cpp, the batched
+# grid (src/cuda/gemm/batched.cu) by tests/cuda/emu/batched_emu.cpp.
 set -u
 prog=${GK_EMU_TEST:-test_cuda_sgemm}
 cd "$(dirname "$0")/../.." || exit 1
@@ -31,15 +32,18 @@ done
 # shellcheck disable=SC2054 # the commas belong to -fsanitize=
 san=(-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined)
 ok=1
-# src/formats/gemm_scaled_check.c: the block-scaled GEMM's argument checks (gemm_scaled.cu's)
-for c in src/core/args.c src/core/status.c src/formats/gemm_scaled_check.c tests/common/ref.c \
+# src/formats/gemm_scaled_check.c: the block-scaled GEMM's argument checks (gemm_scaled.cu's);
+# src/core/batched_args.c: the batched calls' (batched.cu's); src/core/parallel.c: the threads the
+# out-of-core engine packs pageable memory on (ooc.cu)
+for c in src/core/args.c src/core/batched_args.c src/core/parallel.c src/core/status.c \
+    src/formats/gemm_scaled_check.c tests/common/ref.c \
     harness/ref.c harness/timer.c; do
     "$CC" "${san[@]}" -std=c11 -D_GNU_SOURCE -I. -Iinclude -Isrc -Itests/common -c "$c" \
         -o "$work/$(basename "$(dirname "$c")")_$(basename "$c").o" >>"$work/build.log" 2>&1 || ok=0
 done
 [ $ok = 1 ] && "$CXX" "${san[@]}" -std=c++20 -Wno-unknown-pragmas -Itests/cuda/emu -I. -Iinclude -Isrc \
     -Itests -Itests/common "$work"/*.cpp tests/cuda/emu/registry_emu.cpp \
-    tests/cuda/emu/mixed_emu.cpp "$work"/*.o \
+    tests/cuda/emu/mixed_emu.cpp tests/cuda/emu/batched_emu.cpp "$work"/*.o \
     -o "$work/core_emu" >>"$work/build.log" 2>&1 || ok=0
 if [ $ok = 0 ]; then
     echo "FAIL emulated_core: build failed:"

@@ -412,8 +412,8 @@ def mixed_call_plumbing():
     and modes the binding passes for each dtype."""
     for name, fmt in _cuda.FORMATS.items():
         assert gemmkit.lib.gk_format_name(fmt).decode() == name, (name, fmt)
-    real, fake = _cuda.lib, RecordingCudaLib()
-    _cuda.lib = fake
+    real, fake, contexts = _cuda.lib, RecordingCudaLib(), _cuda.contexts
+    _cuda.lib, _cuda.contexts = fake, _cuda._Contexts()  # contexts of the stand-in only
     R, C, N, T = _layout.ROW, _layout.COL, _layout.NO_TRANS, _layout.TRANS
     try:
         # bfloat16 ("<V2" as torch and ml_dtypes write it): a 6x4 row-major; b 4x5 a transposed
@@ -434,34 +434,34 @@ def mixed_call_plumbing():
                 (0, 0, 0))
         assert fake.calls[1] == want, f"{fake.calls[1]} != {want}"
         # float32 modes: 3xtf32 sets the context's mode and stays on gk_cuda_sgemm; tf32 passes
-        # the operands as GK_TF32 to gk_cuda_gemm_ex
+        # the operands as GK_TF32 to gk_cuda_gemm_ex. The context of stream 0 exists already
+        # (cached): no create, and its mode is set back to simt when a call wants simt.
         f32 = lambda p: FakeCudaArray((3, 3), "<f4", ptr=p)  # noqa: E731
         fake.calls.clear()
         gemmkit.gemm(f32(0x1000), f32(0x2000), f32(0x3000), fp32_mode="3xtf32")
-        assert [x[0] for x in fake.calls] == ["create", "fp32_mode", "sgemm", "destroy"], \
-            fake.calls
-        assert fake.calls[1] == ("fp32_mode", 1)
+        assert [x[0] for x in fake.calls] == ["fp32_mode", "sgemm"], fake.calls
+        assert fake.calls[0] == ("fp32_mode", 1)
         fake.calls.clear()
         gemmkit.gemm(f32(0x1000), f32(0x2000), f32(0x3000), fp32_mode="tf32")
         assert fake.calls[1][:2] == ("gemm_ex", R) and fake.calls[1][8] == 1 and \
             fake.calls[1][11] == 1 and fake.calls[1][15] == 0, fake.calls[1]
         fake.calls.clear()
         gemmkit.gemm(f32(0x1000), f32(0x2000), f32(0x3000), fp32_mode="simt")
-        assert [x[0] for x in fake.calls] == ["create", "sgemm", "destroy"], fake.calls
+        assert [x[0] for x in fake.calls] == ["sgemm"], fake.calls
         # scales: one-element float32 device arrays; FP8 through the interface is refused
         fake.calls.clear()
         s1, s2 = FakeCudaArray((1,), "<f4", ptr=0x7000), FakeCudaArray((1,), "<f4", ptr=0x7004)
         gemmkit.gemm(f32(0x1000), f32(0x2000), f32(0x3000), scale_a=s1, scale_b=s2,
                      fp8_fast_accum=True)
-        assert fake.calls[1][0] == "gemm_ex" and fake.calls[1][-1] == (0x7000, 0x7004, 1), \
-            fake.calls[1]
+        assert fake.calls[0][0] == "gemm_ex" and fake.calls[0][-1] == (0x7000, 0x7004, 1), \
+            fake.calls
         raises_(TypeError, gemmkit.gemm, FakeCudaArray((2, 2), "<V1"),
                 FakeCudaArray((2, 2), "<V1"), f32(0x3000))
         raises_(ValueError, gemmkit.gemm, a, b, c, scale_a=FakeCudaArray((2,), "<f4"))
         raises_(ValueError, gemmkit.gemm, a, b, c, fp32_mode="3xtf32")  # bfloat16 operands
         raises_(ValueError, gemmkit.gemm, a, b)  # a generic bfloat16 array has no allocator
     finally:
-        _cuda.lib = real
+        _cuda.lib, _cuda.contexts = real, contexts
     raises_(ValueError, gemmkit.matmul, np.ones((2, 2), np.float32), np.ones((2, 2), np.float32),
             fp32_mode="tf32")  # the keywords are the GPU's
 

@@ -15,6 +15,9 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#endif
 #define GK_X86 1
 #else
 #define GK_X86 0
@@ -87,14 +90,22 @@ static void detect_x86(gk_cpu_features *f) {
     uint64_t xcr0 = osxsave ? xgetbv0() : 0;
     const int ymm_ok = avx && (xcr0 & 0x6) == 0x6;      /* XMM + YMM state */
     const int zmm_ok = ymm_ok && (xcr0 & 0xe0) == 0xe0; /* opmask + ZMM_Hi256 + Hi16_ZMM */
-    unsigned ebx7 = 0;
+    unsigned ebx7 = 0, edx7 = 0, eax7_1 = 0;
     if (max_leaf >= 7) {
         cpuid(7, 0, r);
-        ebx7 = r[1];
+        ebx7 = r[1], edx7 = r[3];
+        if (r[0] >= 1) {
+            cpuid(7, 1, r);
+            eax7_1 = r[0];
+        }
     }
     f->has_avx2 = ymm_ok && ((ebx7 >> 5) & 1);
     f->has_fma = ymm_ok && fma;
     f->has_avx512f = zmm_ok && ((ebx7 >> 16) & 1);
+    f->has_avx512bf16 = f->has_avx512f && ((eax7_1 >> 5) & 1);
+    /* AMX-TILE (edx bit 24) and AMX-BF16 (bit 22), with XTILECFG and XTILEDATA (XCR0 bits 17,
+     * 18) enabled by the OS; Linux also wants a per-process permission (gk_cpu_usable_amx_bf16) */
+    f->has_amx_bf16 = ((edx7 >> 24) & 1) && ((edx7 >> 22) & 1) && (xcr0 & 0x60000) == 0x60000;
 
     if (strcmp(f->vendor, "AuthenticAMD") == 0 || strcmp(f->vendor, "HygonGenuine") == 0) {
         cpuid(0x80000001u, 0, r);
@@ -181,6 +192,10 @@ static int64_t clamp(int64_t x, int64_t lo, int64_t hi) {
 }
 
 gk_blocking gk_cpu_blocking(const gk_cpu_features *f, int mr, int nr) {
+    return gk_cpu_blocking_sized(f, mr, nr, 4);
+}
+
+gk_blocking gk_cpu_blocking_sized(const gk_cpu_features *f, int mr, int nr, int bytes) {
     /* Unknown caches: assume a small modern core (32 KiB L1d, 512 KiB L2, 2 MiB L3 per core). */
     const int64_t l1 = f->l1d_bytes > 0 ? f->l1d_bytes : 32 * 1024;
     const int64_t l2 = f->l2_bytes > 0 ? f->l2_bytes : 512 * 1024;
@@ -188,15 +203,16 @@ gk_blocking gk_cpu_blocking(const gk_cpu_features *f, int mr, int nr) {
     gk_blocking b;
     /* kc: the B sliver (kc x nr) stays in L1 while A slivers (mr x kc) stream past it; the
      * sliver pair may use GK_L1_NUM/GK_L1_DEN of L1 so the C tile and the next A sliver fit. */
-    b.kc = clamp(round_down(l1 * GK_L1_NUM / GK_L1_DEN / (4 * (int64_t)(mr + nr)), 8), 64, 1024);
+    b.kc = clamp(round_down(l1 * GK_L1_NUM / GK_L1_DEN / (bytes * (int64_t)(mr + nr)), 8), 64,
+                 1024 * 4 / bytes);
     /* mc: the packed A block (mc x kc) lives in L2 next to the streaming B panels. */
-    b.mc = clamp(round_down(l2 * GK_L2_NUM / GK_L2_DEN / (4 * b.kc), mr), mr, 4096);
+    b.mc = clamp(round_down(l2 * GK_L2_NUM / GK_L2_DEN / (bytes * b.kc), mr), mr, 4096);
     /* nc: the packed B block (kc x nc) lives in L3 and takes half of this process's share of
      * it: the L3 is split among the CPUs that share it, counting only those online (a VM that
      * sees 2 CPUs of a 16-way shared L3 still gets its cache). */
     const int sharing = f->l3_sharing < f->online_cpus ? f->l3_sharing : f->online_cpus;
     const int64_t l3_share = l3 / (sharing > 0 ? sharing : 1);
-    b.nc = clamp(round_down(l3_share / 2 / (4 * b.kc), nr), nr, 8192 / nr * nr);
+    b.nc = clamp(round_down(l3_share / 2 / (bytes * b.kc), nr), nr, 8192 / nr * nr);
 
     int64_t v;
     if ((v = env_positive("GEMMKIT_KC"))) b.kc = v;
@@ -214,4 +230,29 @@ int gk_cpu_usable_avx2(void) {
 }
 int gk_cpu_usable_avx512(void) {
     return gk_cpu_features_get()->has_avx512f;
+}
+int gk_cpu_usable_avx512bf16(void) {
+    return gk_cpu_features_get()->has_avx512bf16;
+}
+
+/* Linux enables AMX tile data per process on request (arch/x86 "dynamic features"): without it
+ * the first tile instruction raises SIGILL. The request is made once, under pthread_once; the
+ * permission covers every thread of the process and is inherited by fork()'s children, so it
+ * never needs repeating. Other systems: AMX stays unused. */
+static int amx_permitted;
+static pthread_once_t amx_once = PTHREAD_ONCE_INIT;
+static void amx_request(void) {
+#if GK_X86 && defined(__linux__) && defined(SYS_arch_prctl)
+    enum { ARCH_GET_XCOMP_PERM = 0x1022, ARCH_REQ_XCOMP_PERM = 0x1023, XFEATURE_XTILEDATA = 18 };
+    unsigned long bits = 0;
+    if (syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM, XFEATURE_XTILEDATA) == 0 &&
+        syscall(SYS_arch_prctl, ARCH_GET_XCOMP_PERM, &bits) == 0)
+        amx_permitted = (bits >> XFEATURE_XTILEDATA) & 1;
+#endif
+}
+
+int gk_cpu_usable_amx_bf16(void) {
+    if (!gk_cpu_features_get()->has_amx_bf16) return 0;
+    pthread_once(&amx_once, amx_request);
+    return amx_permitted;
 }

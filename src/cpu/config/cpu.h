@@ -11,6 +11,8 @@ typedef struct gk_cpu_features {
     char vendor[16]; /* "GenuineIntel", "AuthenticAMD"; "" off x86 */
     char brand[64];
     int has_avx2, has_fma, has_avx512f; /* the CPU has it AND the OS saves its registers */
+    int has_avx512bf16;                 /* AVX512-BF16 (vdpbf16ps), with has_avx512f */
+    int has_amx_bf16;                   /* AMX-TILE and AMX-BF16, and the OS enables tile state */
     int64_t l1d_bytes, l2_bytes, l3_bytes;
     int l3_sharing;  /* logical CPUs sharing one L3 (>= 1) */
     int online_cpus; /* logical CPUs online (>= 1) */
@@ -24,6 +26,11 @@ const gk_cpu_features *gk_cpu_features_get(void);
 int gk_cpu_usable_generic(void);
 int gk_cpu_usable_avx2(void); /* AVX2 and FMA */
 int gk_cpu_usable_avx512(void);
+int gk_cpu_usable_avx512bf16(void);
+/* AMX-BF16: the CPU and OS have it and this process holds the Linux permission to use tile data
+ * (arch_prctl ARCH_REQ_XCOMP_PERM, requested once per process on first call; a refusal makes AMX
+ * unusable, never an error). */
+int gk_cpu_usable_amx_bf16(void);
 
 /* Cache blocking for one micro-kernel shape: kc columns of A/B per packed block, mc rows of A
  * per packed A block (per thread), nc columns of B per packed B block. mc is a multiple of mr and
@@ -35,5 +42,9 @@ typedef struct gk_blocking {
 /* Block sizes for an mr x nr micro-kernel on this machine: derived from the caches (see
  * docs/cpu.md), then overridden by GEMMKIT_MC / GEMMKIT_KC / GEMMKIT_NC when set and valid. */
 gk_blocking gk_cpu_blocking(const gk_cpu_features *f, int mr, int nr);
+
+/* The same for packed elements of `bytes` bytes (gk_cpu_blocking is bytes = 4): the low-precision
+ * kernels' packed BF16 panels (bytes = 2) take twice the k in the same cache. */
+gk_blocking gk_cpu_blocking_sized(const gk_cpu_features *f, int mr, int nr, int bytes);
 
 #endif

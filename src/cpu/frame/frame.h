@@ -24,6 +24,26 @@ static inline void gk_split(int64_t count, int parts, int id, int64_t *lo, int64
 gk_status gk_frame_gemm(const gk_gemm_args *g, const gk_ukr_desc *u, const gk_packed_plan *pk,
                         int threads);
 
+/* The packing of operands that are not float32 (gk_gemm_ex; kernels/lp.h has the layouts). */
+typedef struct gk_frame_lp {
+    int esize;          /* bytes of one stored element of A and B */
+    int psize;          /* bytes of one packed element */
+    int kgrain;         /* packed k blocks are zero-padded to kp, a multiple of this */
+    int64_t tmp_floats; /* per-thread scratch the pack needs */
+    /* Pack a block as ukernel.h's pack does (A: is_b = 0, w = MR; B: is_b = 1, w = NR), src at
+     * the block's first stored element, k padded to kp, with tmp the thread's scratch. */
+    void (*pack)(const struct gk_frame_lp *lp, int is_b, void *dst, int w, int64_t lanes,
+                 int64_t kb, int64_t kp, const void *src, int64_t ls, int64_t ps, int64_t npan,
+                 void *tmp);
+    void (*thread_begin)(void), (*thread_end)(void); /* optional, around a thread's share */
+    const void *ctx;                                 /* the pack's own data */
+} gk_frame_lp;
+
+/* gk_frame_gemm on operands packed as lp says, with kernel u (which has no in-place variants:
+ * pk must not ask for them). lp == NULL is gk_frame_gemm. */
+gk_status gk_frame_gemm_lp(const gk_gemm_args *g, const gk_ukr_desc *u, const gk_frame_lp *lp,
+                           const gk_packed_plan *pk, int threads);
+
 /* C = beta * C over m x n (beta == 0 writes zeros without reading C). */
 void gk_frame_scale(const gk_gemm_args *g);
 

@@ -8,6 +8,10 @@
  * padding past the edges, so transpositions cost the same as the plain case (only the pack loops
  * differ) and the kernel needs no edge logic in its inner loop.
  *
+ * Low-precision operands (gk_gemm_ex, frame/gemm_ex.c) run the same nest: a gk_frame_lp says how
+ * their blocks are packed (element sizes, k padding, the pack functions) and the kernel is the
+ * low-precision one (kernels/lp.h); everything else here is shared with gk_sgemm.
+ *
  * Threading (gk_parallel, one step per call): C is split over the plan's tm x tn grid of threads
  * and each thread runs the whole loop nest on its own block of C with its own packed A and B: no
  * shared buffers and no barriers. The packing buffer belongs to the calling thread (kept between
@@ -24,9 +28,13 @@
 typedef struct gemm_ctx {
     const gk_gemm_args *g;
     const gk_ukr_desc *u;
-    gk_packed_plan pk; /* blocking, grid and options (plan.h) */
-    int threads;       /* the team size the grid was planned for */
-    float *pa, *pb;
+    gk_packed_plan pk;                     /* blocking, grid and options (plan.h) */
+    int threads;                           /* the team size the grid was planned for */
+    const gk_frame_lp *lp;                 /* NULL: float32 operands packed by u->pack */
+    int esize, psize;                      /* bytes of a stored and of a packed element */
+    int64_t kgrain;                        /* packed k blocks are padded to a multiple of this */
+    int64_t pa_bytes, pb_bytes, tmp_bytes; /* per thread */
+    char *buf;
 } gemm_ctx;
 
 static int64_t ceil_div(int64_t a, int64_t b) {
@@ -36,22 +44,47 @@ static int64_t min64(int64_t a, int64_t b) {
     return a < b ? a : b;
 }
 
+/* k of a packed block of kb steps, and the packed panel q of w lanes in a block at p. */
+static inline int64_t kpad(const gemm_ctx *x, int64_t kb) {
+    return ceil_div(kb, x->kgrain) * x->kgrain;
+}
+static inline void *panel(const gemm_ctx *x, void *p, int64_t q, int w, int64_t kb) {
+    return (char *)p + q * w * kpad(x, kb) * x->psize;
+}
+/* The stored element `off` elements past base, for the call's element size. */
+static inline const char *elem(const gemm_ctx *x, const void *base, int64_t off) {
+    return (const char *)base + off * x->esize;
+}
+
+/* One block into panels of w lanes: the kernel family's float32 pack, or the low-precision one. */
+static void pack_block(const gemm_ctx *x, int is_b, void *dst, int w, int64_t lanes, int64_t kb,
+                       const void *src, int64_t ls, int64_t ps, void *tmp) {
+    if (x->lp)
+        x->lp->pack(x->lp, is_b, dst, w, lanes, kb, kpad(x, kb), src, ls, ps, ceil_div(lanes, w),
+                    tmp);
+    else
+        x->u->pack(dst, w, lanes, kb, src, ls, ps, ceil_div(lanes, w));
+}
+
 /* The packed A block whose top-left element is op(A)(ic, pc): mb x kb values,
- * panel q holds rows ic + q*mr .. + mr, stored pa[q*mr*kb + p*mr + i]. Plain A is stored m x k
- * (rows contiguous in a column), transposed A k x m. */
-static void pack_a(const gk_gemm_args *g, const gk_ukr_desc *u, int64_t ic, int64_t pc, int64_t mb,
-                   int64_t kb, float *pa) {
+ * panel q holds rows ic + q*mr .. + mr, stored pa[q*mr*kb + p*mr + i] (float32; lp.h gives the
+ * low-precision layouts). Plain A is stored m x k (rows contiguous in a column), transposed A
+ * k x m. */
+static void pack_a(const gemm_ctx *x, int64_t ic, int64_t pc, int64_t mb, int64_t kb, void *pa,
+                   void *tmp) {
+    const gk_gemm_args *g = x->g;
     const int64_t ls = g->transa ? g->lda : 1, ps = g->transa ? 1 : g->lda;
-    u->pack(pa, u->mr, mb, kb, g->a + ic * ls + pc * ps, ls, ps, ceil_div(mb, u->mr));
+    pack_block(x, 0, pa, x->u->mr, mb, kb, elem(x, g->a, ic * ls + pc * ps), ls, ps, tmp);
 }
 
 /* The packed B block whose top-left element is op(B)(pc, jc): kb x nb values,
  * panel q holds columns jc + q*nr .. + nr, stored pb[q*nr*kb + p*nr + j]. Plain B is stored
  * k x n, transposed B n x k (columns of op(B) contiguous in a stored column). */
-static void pack_b(const gk_gemm_args *g, const gk_ukr_desc *u, int64_t pc, int64_t jc, int64_t nb,
-                   int64_t kb, float *pb) {
+static void pack_b(const gemm_ctx *x, int64_t pc, int64_t jc, int64_t nb, int64_t kb, void *pb,
+                   void *tmp) {
+    const gk_gemm_args *g = x->g;
     const int64_t ls = g->transb ? 1 : g->ldb, ps = g->transb ? g->ldb : 1;
-    u->pack(pb, u->nr, nb, kb, g->b + jc * ls + pc * ps, ls, ps, ceil_div(nb, u->nr));
+    pack_block(x, 1, pb, x->u->nr, nb, kb, elem(x, g->b, jc * ls + pc * ps), ls, ps, tmp);
 }
 
 /* Rows m0..m1 of C against one packed B block (kb x nb at pb) when B is narrow and plain A
@@ -64,21 +97,22 @@ static void pack_b(const gk_gemm_args *g, const gk_ukr_desc *u, int64_t pc, int6
  * line when the run is aligned. Without the prefetch this order loses to whole blocks
  * (docs/cpu.md, "Loop nest and packing"). */
 static void stream_a_block(const gemm_ctx *x, int64_t m0, int64_t m1, int64_t pc, int64_t kb,
-                           int64_t jc, int64_t nb, const float *pb, float *pa, float beta) {
+                           int64_t jc, int64_t nb, void *pb, void *pa, void *tmp, float beta) {
     const gk_gemm_args *g = x->g;
     const int mr = x->u->mr, nr = x->u->nr;
     const int64_t npb = ceil_div(nb, nr), per_call = ceil_div(kb, npb);
     for (int64_t i0 = m0; i0 < m1; i0 += mr) {
         const int mv = (int)min64(mr, m1 - i0);
-        pack_a(g, x->u, i0, pc, mv, kb, pa);
-        const float *next = i0 + mr < m1 ? g->a + i0 + min64(2 * mr, m1 - i0) - 1 + pc * g->lda
-                                         : NULL; /* last row of the next panel */
+        pack_a(x, i0, pc, mv, kb, pa, tmp);
+        const char *next = i0 + mr < m1
+                               ? elem(x, g->a, i0 + min64(2 * mr, m1 - i0) - 1 + pc * g->lda)
+                               : NULL; /* last row of the next panel */
         int64_t p = 0;
         for (int64_t jr = 0; jr < npb; jr++) {
             for (int64_t q = 0; next && q < per_call && p < kb; q++, p++)
-                __builtin_prefetch(next + p * g->lda, 0, 2);
-            x->u->fn(kb, pa, pb + jr * nr * kb, g->c + i0 + (jc + jr * nr) * g->ldc, 1, g->ldc,
-                     g->alpha, beta, mv, (int)min64(nr, nb - jr * nr));
+                __builtin_prefetch(next + p * g->lda * x->esize, 0, 2);
+            x->u->fn(kpad(x, kb), pa, panel(x, pb, jr, nr, kb), g->c + i0 + (jc + jr * nr) * g->ldc,
+                     1, g->ldc, g->alpha, beta, mv, (int)min64(nr, nb - jr * nr));
         }
     }
 }
@@ -90,7 +124,7 @@ static inline void run_tile(const gemm_ctx *x, int64_t kb, const float *pa, cons
     if (ldb)
         x->u->bcols(kb, pa, b, ldb, c, g->ldc, g->alpha, beta, mv);
     else
-        x->u->fn(kb, pa, b, c, 1, g->ldc, g->alpha, beta, mv, nv);
+        x->u->fn(kpad(x, kb), pa, b, c, 1, g->ldc, g->alpha, beta, mv, nv);
 }
 
 /* One tile with a full A panel read in place (A(i, p) = a[i + p*lda]); B as in run_tile. */
@@ -120,33 +154,35 @@ static void gemm_thread(void *ctx, int tid, int nth) {
     gk_split(ceil_div(g->m, mr), tm, tid / tn, &a0, &a1);
     gk_split(ceil_div(g->n, nr), tn, tid % tn, &b0, &b1);
     const int64_t m0 = a0 * mr, m1 = min64(a1 * mr, g->m), n0 = b0 * nr, n1 = min64(b1 * nr, g->n);
-    float *pa = x->pa + tid * pk->mc * pk->kc, *pb = x->pb + tid * pk->nc * pk->kc;
+    char *pa = x->buf + tid * (x->pa_bytes + x->pb_bytes + x->tmp_bytes), *pb = pa + x->pa_bytes;
+    void *tmp = pb + x->pb_bytes;
+    if (x->lp && x->lp->thread_begin) x->lp->thread_begin();
 
     for (int64_t jc = n0; jc < n1; jc += pk->nc) {
         const int64_t nb = min64(pk->nc, n1 - jc), npb = ceil_div(nb, nr);
         for (int64_t pc = 0; pc < g->k; pc += pk->kc) {
             const int64_t kb = min64(pk->kc, g->k - pc);
             const float beta = pc == 0 ? g->beta : 1.0f; /* later blocks accumulate */
-            if (!pk->bcols) pack_b(g, x->u, pc, jc, nb, kb, pb);
+            if (!pk->bcols) pack_b(x, pc, jc, nb, kb, pb, tmp);
             if (pk->stream_a) {
-                stream_a_block(x, m0, m1, pc, kb, jc, nb, pb, pa, beta);
+                stream_a_block(x, m0, m1, pc, kb, jc, nb, pb, pa, tmp, beta);
                 continue;
             }
             for (int64_t ic = m0; ic < m1; ic += pk->mc) {
                 const int64_t mb = min64(pk->mc, m1 - ic), npa = ceil_div(mb, mr);
                 /* Panels read in place are not packed; a partial last one always is, at pa. */
                 const int64_t afull = pk->acols ? mb / mr : 0;
-                if (afull < npa) pack_a(g, x->u, ic + afull * mr, pc, mb - afull * mr, kb, pa);
+                if (afull < npa) pack_a(x, ic + afull * mr, pc, mb - afull * mr, kb, pa, tmp);
                 for (int64_t jr = 0; jr < npb; jr++) {
                     const int nv = (int)min64(nr, nb - jr * nr);
                     const int64_t j0 = jc + jr * nr;
-                    const float *bj = pb + jr * nr * kb;
+                    const float *bj = panel(x, pb, jr, nr, kb);
                     int64_t ldb = 0; /* B panel packed */
                     if (pk->bcols && nv == nr) {
                         bj = g->b + pc + j0 * g->ldb, ldb = g->ldb;
                     } else if (pk->bcols) { /* the last, partial panel is packed, zero-padded */
-                        pack_b(g, x->u, pc, j0, nv, kb, pb);
-                        bj = pb;
+                        pack_b(x, pc, j0, nv, kb, pb, tmp);
+                        bj = (const float *)pb;
                     }
                     for (int64_t ir = 0; ir < npa; ir++) {
                         const int64_t i0 = ic + ir * mr;
@@ -155,12 +191,14 @@ static void gemm_thread(void *ctx, int tid, int nth) {
                         if (ir < afull)
                             run_tile_acols(x, kb, g->a + i0 + pc * g->lda, bj, ldb, cc, beta, nv);
                         else
-                            run_tile(x, kb, pa + (ir - afull) * mr * kb, bj, ldb, cc, beta, mv, nv);
+                            run_tile(x, kb, panel(x, pa, ir - afull, mr, kb), bj, ldb, cc, beta, mv,
+                                     nv);
                     }
                 }
             }
         }
     }
+    if (x->lp && x->lp->thread_end) x->lp->thread_end();
 }
 
 /* The packing buffer of the calling thread, kept between calls and grown to the largest call it
@@ -210,20 +248,33 @@ static float *pack_buffer(int64_t floats, float **own) {
     return b->p;
 }
 
-gk_status gk_frame_gemm(const gk_gemm_args *g, const gk_ukr_desc *u, const gk_packed_plan *pk,
-                        int threads) {
-    gemm_ctx x = {.g = g, .u = u, .pk = *pk, .threads = threads};
-    const int64_t floats = threads * (pk->mc + pk->nc) * pk->kc;
+static int64_t round64(int64_t bytes) {
+    return (bytes + 63) & ~(int64_t)63;
+}
+
+gk_status gk_frame_gemm_lp(const gk_gemm_args *g, const gk_ukr_desc *u, const gk_frame_lp *lp,
+                           const gk_packed_plan *pk, int threads) {
+    gemm_ctx x = {.g = g, .u = u, .pk = *pk, .threads = threads, .lp = lp};
+    x.esize = lp ? lp->esize : 4, x.psize = lp ? lp->psize : 4, x.kgrain = lp ? lp->kgrain : 1;
+    /* each thread's A block, B block and pack scratch, each 64-byte aligned */
+    x.pa_bytes = round64(pk->mc * kpad(&x, pk->kc) * x.psize);
+    x.pb_bytes = round64(pk->nc * kpad(&x, pk->kc) * x.psize);
+    x.tmp_bytes = lp ? round64(lp->tmp_floats * 4) : 0;
+    const int64_t floats = threads * (x.pa_bytes + x.pb_bytes + x.tmp_bytes) / 4;
     float *own = NULL;
-    x.pa = pack_buffer(floats, &own);
-    if (!x.pa)
-        return gk_fail(GK_ERR_OUT_OF_MEMORY,
-                       "gk_sgemm: cannot allocate %lld bytes of packing buffers",
+    x.buf = (char *)pack_buffer(floats, &own);
+    if (!x.buf)
+        return gk_fail(GK_ERR_OUT_OF_MEMORY, "%s: cannot allocate %lld bytes of packing buffers",
+                       lp ? "gk_gemm_ex" : "gk_sgemm",
                        (long long)(floats * (int64_t)sizeof(float)));
-    x.pb = x.pa + threads * pk->mc * pk->kc;
     gk_parallel(threads, gemm_thread, &x);
     free(own);
     return GK_SUCCESS;
+}
+
+gk_status gk_frame_gemm(const gk_gemm_args *g, const gk_ukr_desc *u, const gk_packed_plan *pk,
+                        int threads) {
+    return gk_frame_gemm_lp(g, u, NULL, pk, threads);
 }
 
 void gk_frame_scale(const gk_gemm_args *g) {

@@ -1,6 +1,7 @@
 /*
  * registry.c — the single list of CPU micro-kernels, best first. The dispatcher, gk_cpu_get_info
- * and tests/cpu/test_ukernels.c all read this table; adding a kernel means one line here.
+ * and tests/cpu/test_ukernels.c all read this table; adding a kernel means one line here. Below
+ * it, the low-precision kernels of gk_gemm_ex (lp.h), best first, the same way.
  */
 #include "cpu/kernels/ukernel.h"
 
@@ -8,6 +9,7 @@
 
 #include "cpu/config/cpu.h"
 #include "cpu/kernels/kernels.h"
+#include "cpu/kernels/lp.h"
 
 const gk_ukr_desc gk_ukr_table[] = {
 #if defined(__x86_64__)
@@ -50,5 +52,48 @@ _Static_assert(sizeof gk_ukr_table / sizeof gk_ukr_table[0] <= GK_UKR_MAX_KERNEL
 int gk_ukr_find(const char *name) {
     for (int i = 0; i < gk_ukr_count; i++)
         if (strcmp(gk_ukr_table[i].arch, name) == 0) return i;
+    return -1;
+}
+
+const gk_lp_desc gk_lp_table[] = {
+#if defined(__x86_64__)
+    {.name = "amx_bf16_32x32",
+     .arch = "amx",
+     .formats = 1u << GK_BF16,
+     .mr = 32,
+     .nr = 32,
+     .kgrain = 32,
+     .psize = 2,
+     .fn = gk_ukr_amx_bf16_32x32,
+     .pack_a = gk_lp_pack_pairs,
+     .pack_b = gk_lp_pack_rows,
+     .usable = gk_cpu_usable_amx_bf16,
+     .thread_begin = gk_amx_thread_begin,
+     .thread_end = gk_amx_thread_end},
+    {.name = "avx512bf16_32x12",
+     .arch = "avx512bf16",
+     .formats = 1u << GK_BF16,
+     .mr = 32,
+     .nr = 12,
+     .kgrain = 2,
+     .psize = 2,
+     .fn = gk_ukr_avx512bf16_32x12,
+     .pack_a = gk_lp_pack_pairs,
+     .pack_b = gk_lp_pack_pairs,
+     .usable = gk_cpu_usable_avx512bf16},
+#endif
+    /* converted to float32 while packing, then the FP32 family's kernel (frame/gemm_ex.c) */
+    {.name = "convert",
+     .arch = "convert",
+     .formats = 1u << GK_BF16 | 1u << GK_F16,
+     .kgrain = 1,
+     .psize = 4,
+     .usable = gk_cpu_usable_generic},
+};
+const int gk_lp_count = (int)(sizeof gk_lp_table / sizeof gk_lp_table[0]);
+
+int gk_lp_find(const char *name) {
+    for (int i = 0; i < gk_lp_count; i++)
+        if (strcmp(gk_lp_table[i].arch, name) == 0) return i;
     return -1;
 }

@@ -142,6 +142,17 @@ gk_status gk_cuda_gemm_ex_run(gk_cuda_ctx *ctx, const char *who, gk_layout layou
                               const void *b, int64_t ldb, float beta, gk_format ctype, void *c,
                               int64_t ldc, const gk_gemm_ex_opts *opts);
 
+/* Out-of-core SGEMM (ooc.cu): the plan gk_cuda_sgemm_host_multi makes for the normalised call g
+ * on these contexts under GEMMKIT_CUDA_MEM_LIMIT (or its default): tile mt x nt, K chunk kc (== k
+ * when K is not chunked), and the per-context budget in bytes. Tests use it to know which case a
+ * shape exercises. */
+gk_status gk_ooc_plan(gk_cuda_ctx *const *ctxs, int nctx, const gk_gemm_args &g, int64_t *mt,
+                      int64_t *nt, int64_t *kc, int64_t *budget_bytes);
+/* Device floats one context of that call needs for tiles mt x nt and K chunks of kc (what the
+ * plan compares with the budget). */
+int64_t gk_ooc_need(const gk_cuda_ctx *ctx, const gk_gemm_args &g, int64_t mt, int64_t nt,
+                    int64_t kc);
+
 /* dst (cols x rows, row-major, leading dimension ld_dst) = transpose of src (rows x cols,
  * row-major, leading dimension ld_src). Returns the launch error. */
 cudaError_t gk_cuda_transpose(const float *src, int64_t rows, int64_t cols, int64_t ld_src,

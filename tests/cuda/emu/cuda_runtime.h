@@ -55,7 +55,12 @@ enum cudaDeviceAttr {
     cudaDevAttrMemoryPoolsSupported,
     cudaDevAttrPageableMemoryAccess
 };
-enum cudaMemcpyKind { cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice };
+enum cudaMemcpyKind {
+    cudaMemcpyHostToDevice,
+    cudaMemcpyDeviceToHost,
+    cudaMemcpyDeviceToDevice,
+    cudaMemcpyDefault
+};
 
 /* bit casts of the device code (the mixed-precision kernels) */
 inline uint32_t __float_as_uint(float x) {
@@ -313,6 +318,47 @@ inline const char *cudaGetErrorName(cudaError_t e) {
     return e == cudaErrorIllegalAddress ? "cudaErrorIllegalAddress"
            : e                          ? "cudaErrorEmulated"
                                         : "cudaSuccess";
+}
+
+/* For the out-of-core engine (src/cuda/core/ooc.cu): strided copies, events, page-locked
+ * allocation and the free-memory query. Copies are synchronous and events are always complete.
+ * gk_emu_copy_fail_after > 0 makes the copy that many calls later (counting from 1) fail with
+ * cudaErrorInvalidValue, as an injected failed transfer. */
+inline int gk_emu_copy_fail_after = 0;
+inline cudaError_t cudaMemcpy2DAsync(void *d, size_t dpitch, const void *s, size_t spitch,
+                                     size_t width, size_t height, cudaMemcpyKind, cudaStream_t) {
+    if (gk_emu_sticky) return gk_emu_sticky;
+    if (gk_emu_copy_fail_after > 0 && --gk_emu_copy_fail_after == 0) return cudaErrorInvalidValue;
+    for (size_t r = 0; r < height; r++)
+        memcpy((char *)d + r * dpitch, (const char *)s + r * spitch, width);
+    return cudaSuccess;
+}
+typedef struct gk_emu_event *cudaEvent_t;
+enum { cudaEventDisableTiming = 2 };
+inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned) {
+    *e = (cudaEvent_t)malloc(1); /* a distinct token per event */
+    return *e ? (cudaError_t)cudaSuccess : (cudaError_t)cudaErrorMemoryAllocation;
+}
+inline cudaError_t cudaEventDestroy(cudaEvent_t e) {
+    free(e);
+    return cudaSuccess;
+}
+inline cudaError_t cudaEventRecord(cudaEvent_t, cudaStream_t) {
+    return gk_emu_sticky;
+}
+inline cudaError_t cudaEventSynchronize(cudaEvent_t) {
+    return gk_emu_sticky;
+}
+inline cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned) {
+    return gk_emu_sticky;
+}
+template <class T> cudaError_t cudaMallocHost(T **p, size_t n) {
+    return cudaHostAlloc(p, n, cudaHostAllocDefault);
+}
+inline cudaError_t cudaMemGetInfo(size_t *free_b, size_t *total) {
+    *free_b = GK_EMU_DEVICE_BYTES - gk_emu_device_used;
+    *total = GK_EMU_DEVICE_BYTES;
+    return cudaSuccess;
 }
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * cuda_runtime.h (host emulation) — stands in for the CUDA runtime header so the plain-CUDA
  * ladder kernels (no inline PTX) compile with g++ and run on the CPU, where CI has no GPU. It
- * covers only what those kernels use: thread/block indices, __shared__, __syncthreads, float4,
+ * covers only what those kernels use: thread/block indices, __shared__, __syncthreads, float4, uint4,
  * min/max, and launches (test_ladder_emulated.sh rewrites `k<<<g, b, smem, s>>>(args)` into
  * gk_emu_launch(k, g, b, smem, s, args)).
  *
@@ -40,6 +40,12 @@ struct alignas(16) float4 {
     float x, y, z, w;
 };
 inline float4 make_float4(float a, float b, float c, float d) {
+    return {a, b, c, d};
+}
+struct alignas(16) uint4 {
+    unsigned x, y, z, w;
+};
+inline uint4 make_uint4(unsigned a, unsigned b, unsigned c, unsigned d) {
     return {a, b, c, d};
 }
 

@@ -1,0 +1,581 @@
+/*
+ * ooc.cu — out-of-core SGEMM: gk_cuda_sgemm_host and gk_cuda_sgemm_host_multi, C = alpha op(A)
+ * op(B) + beta C with A, B and C in host memory of any size, streamed through one or more GPUs in
+ * tiles and computed there by gk_cuda_sgemm's own path (gk_cuda_sgemm_run / gemm_ex's 3xTF32 path:
+ * the same kernel choice, no kernel of its own).
+ *
+ * How (docs/cuda.md, "Out-of-core and multi-GPU"): after gk_check_gemm the problem is column-major.
+ * C is cut into mt x nt tiles sized to each device's memory budget (GEMMKIT_CUDA_MEM_LIMIT or a
+ * share of cudaMemGetInfo's free memory); K into chunks of kc only when an mt x K panel would not
+ * fit. Each context ("worker") owns a contiguous run of the row-major tile order, so consecutive
+ * tiles share their A row panel, which is then copied once. Per worker three streams: copy-in (its
+ * own), compute (the context's stream), copy-out (its own); device panels and C tiles are double
+ * buffered and every reuse of a buffer waits on the event of the last work that read it. Pinned
+ * (page-locked, registered, device or managed) operands are copied with cudaMemcpy2DAsync
+ * directly; pageable ones go through two pinned staging slots per worker (the host packs one slot,
+ * on up to 8 of the library's threads, while the other is on the bus). Workers are issued
+ * round-robin from the calling thread, one tile each, so several devices run at once.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <new>
+
+#include "cuda/core/core.h"
+#include "cuda/registry.h"
+extern "C" {
+#include "core/parallel.h"
+}
+
+namespace {
+
+const char WHO[] = "gk_cuda_sgemm_host";
+constexpr int64_t LD_ALIGN = 32;           /* floats: 128-byte device rows */
+constexpr int64_t TILE_MAX = 8192;         /* largest tile side (docs/cuda.md says why) */
+constexpr int64_t TILE_MIN_FULL_K = 256;   /* smallest tile side before K is chunked */
+constexpr int64_t STAGE_BYTES = 32 << 20;  /* one pinned staging slot, unless a column is larger */
+constexpr double DEFAULT_FREE_SHARE = 0.8; /* of cudaMemGetInfo's free memory, without the limit */
+
+/* GEMMKIT_CUDA_MEM_LIMIT: bytes with an optional K, M or G suffix (powers of 1024). 0 when unset
+ * or invalid; an invalid value is said under GEMMKIT_VERBOSE. */
+int64_t env_limit(int verbose) {
+    const char *v = getenv("GEMMKIT_CUDA_MEM_LIMIT");
+    if (v == NULL || *v == '\0') return 0;
+    char *end = NULL;
+    const unsigned long long x = strtoull(v, &end, 10);
+    int shift = 0;
+    if (end != v && *end != '\0') {
+        const char s = *end;
+        shift = s == 'K' || s == 'k'   ? 10
+                : s == 'M' || s == 'm' ? 20
+                : s == 'G' || s == 'g' ? 30
+                                       : -1;
+        end++;
+    }
+    if (end == v || *end != '\0' || shift < 0 || v[0] == '-' || x == 0 ||
+        x > ((unsigned long long)INT64_MAX >> shift)) {
+        if (verbose)
+            fprintf(stderr,
+                    "gemmkit: GEMMKIT_CUDA_MEM_LIMIT=%s is not a positive byte count (digits and "
+                    "an optional K, M or G); ignored\n",
+                    v);
+        return 0;
+    }
+    return (int64_t)(x << shift);
+}
+
+/* Device bytes for one matrix of rows x cols stored with 128-byte-aligned columns. */
+int64_t dev_elems(int64_t rows, int64_t cols) {
+    return gk_round_up(rows, LD_ALIGN) * cols;
+}
+
+struct Shape {
+    int64_t a_rows, a_cols, b_rows, b_cols; /* stored panels: rows are the contiguous dimension */
+};
+Shape shape_of(const gk_gemm_args &g, int64_t mt, int64_t nt, int64_t kc) {
+    Shape s;
+    s.a_rows = g.transa ? kc : mt, s.a_cols = g.transa ? mt : kc;
+    s.b_rows = g.transb ? nt : kc, s.b_cols = g.transb ? kc : nt;
+    return s;
+}
+
+} // namespace
+
+/* Device floats one context needs for tiles mt x nt and K chunks of kc: two buffers each of the
+ * A panel, the B panel and the C tile, plus the workspace gk_cuda_sgemm takes for that tile call
+ * (transposed copies of the panels, the default kernel's stream-K scratch; dispatch.cu's layout),
+ * counted with the quarter gk_cuda_workspace adds when it grows. */
+int64_t gk_ooc_need(const gk_cuda_ctx *ctx, const gk_gemm_args &g, int64_t mt, int64_t nt,
+                    int64_t kc) {
+    const Shape s = shape_of(g, mt, nt, kc);
+    const int64_t need =
+        2 * (dev_elems(s.a_rows, s.a_cols) + dev_elems(s.b_rows, s.b_cols) + dev_elems(mt, nt));
+    int64_t ws = 64;
+    if (g.transb) ws += gk_round_up(nt * gk_round_up(kc, LD_ALIGN), LD_ALIGN);
+    if (g.transa) ws += kc * gk_round_up(mt, LD_ALIGN);
+    const int id = gk_cuda_pick_kernel(ctx->sm);
+    size_t scratch = GK_SCRATCH_FLAG_BYTES;
+    if (id >= 0) {
+        int count;
+        const gk_kernel_entry *e = &gk_cuda_registry(&count)[id];
+        gk_rm_problem p{};
+        p.m = nt, p.n = mt, p.k = kc;
+        if (e->scratch) {
+            const size_t sc = e->scratch(p, ctx->sm, ctx->sm_count);
+            if (sc > scratch) scratch = sc;
+        }
+    }
+    ws += (int64_t)(scratch / sizeof(float));
+    return need + ws + ws / 4;
+}
+
+/* The tiling for a budget of `floats` device floats per context: the largest tile side (powers of
+ * two from TILE_MAX, capped at half the larger of m and n above 2048 so copies can overlap
+ * compute) whose panels hold all of K, down to TILE_MIN_FULL_K; below that K is chunked, taking
+ * the largest tile side whose chunk is at least min(K, side). 0 when nothing fits. */
+static int gk_ooc_tiling(const gk_cuda_ctx *ctx, const gk_gemm_args &g, int64_t floats, int64_t *mt,
+                         int64_t *nt, int64_t *kc) {
+    int64_t cap = TILE_MAX;
+    const int64_t big = g.m > g.n ? g.m : g.n;
+    if (big > 2048) {
+        const int64_t half = gk_round_up((big + 1) / 2, 256);
+        if (half < cap) cap = half;
+    }
+    for (int64_t t = cap; t >= 8; t = t > 256 ? (t / 2 > 256 ? t / 2 : 256) : t / 2) {
+        const int64_t m = t < g.m ? t : g.m, n = t < g.n ? t : g.n;
+        if (gk_ooc_need(ctx, g, m, n, g.k) <= floats) {
+            *mt = m, *nt = n, *kc = g.k;
+            return 1;
+        }
+        if (t > TILE_MIN_FULL_K) continue;
+        /* the largest chunk that fits, then the same number of chunks balanced */
+        int64_t lo = 0, hi = g.k;
+        while (lo < hi) {
+            const int64_t mid = (lo + hi + 1) / 2;
+            if (gk_ooc_need(ctx, g, m, n, mid) <= floats)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        const int64_t want = g.k < t ? g.k : t;
+        if (lo >= want || (t == 8 && lo >= 1)) {
+            const int64_t chunks = (g.k + lo - 1) / lo;
+            *mt = m, *nt = n, *kc = (g.k + chunks - 1) / chunks;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+namespace {
+
+enum { N_EV = 8 }; /* event arrays per worker */
+struct Worker {
+    gk_cuda_ctx *ctx;
+    cudaStream_t h2d = nullptr, d2h = nullptr;
+    float *da[2] = {}, *db[2] = {}, *dc[2] = {};
+    float *stage[2] = {};
+    /* a_ready/b_ready/c_ready: a buffer's copy-in is done (copy-in stream); a_free/b_free: the last
+     * GEMM reading it is done, c_done: a tile's last GEMM is done (compute stream); c_free: the
+     * tile's copy-out is done (copy-out stream); st: a staging slot's last copy is done. */
+    cudaEvent_t a_ready[2] = {}, b_ready[2] = {}, c_ready[2] = {}, a_free[2] = {}, b_free[2] = {},
+                c_done[2] = {}, c_free[2] = {}, st[2] = {};
+    int64_t a_key[2] = {-1, -1}, b_key[2] = {-1, -1};
+    int a_cur = 1, b_cur = 1, st_next = 0;
+    int64_t first = 0, end = 0, next = 0; /* tiles [first, end), the next to issue */
+    int64_t pending = -1;                 /* tile whose pageable copy-out waits to be drained */
+    /* every event array, for creation and release */
+    void event_sets(cudaEvent_t *out[N_EV]) {
+        cudaEvent_t *sets[N_EV] = {a_ready, b_ready, c_ready, a_free, b_free, c_done, c_free, st};
+        memcpy(out, sets, sizeof sets);
+    }
+};
+
+struct Call {
+    gk_gemm_args g;
+    int64_t mt, nt, kc, tiles_m, tiles_n, chunks;
+    int pin_a, pin_b, pin_c; /* the operand is reachable by the copy engines as it is */
+    gk_status st = GK_SUCCESS;
+};
+
+/* Pageable staging: `cols` columns of `rows` floats between a strided host matrix (ld) and a
+ * packed staging slot, on up to PACK_THREADS of the library's threads: one thread's memcpy
+ * reaches a fraction of the host's memory bandwidth, below the bus rate. */
+constexpr int PACK_THREADS = 8;
+constexpr int64_t PACK_MIN_BYTES = 1 << 20; /* smaller pieces are copied on the calling thread */
+struct Pack {
+    float *host;
+    float *slot;
+    int64_t rows, ld, cols;
+    int to_host;
+};
+void pack_part(void *ctx, int id, int nthreads) {
+    const Pack &p = *(const Pack *)ctx;
+    for (int64_t j = p.cols * id / nthreads; j < p.cols * (id + 1) / nthreads; j++) {
+        float *h = p.host + j * p.ld, *s = p.slot + j * p.rows;
+        memcpy(p.to_host ? h : s, p.to_host ? s : h, (size_t)p.rows * 4);
+    }
+}
+void pack(float *host, float *slot, int64_t rows, int64_t ld, int64_t cols, int to_host) {
+    Pack p = {host, slot, rows, ld, cols, to_host};
+    const int64_t bytes = rows * cols * 4;
+    int t = bytes < PACK_MIN_BYTES ? 1 : gk_parallel_cpus();
+    if (t > PACK_THREADS) t = PACK_THREADS;
+    if (t > cols) t = (int)cols;
+    if (t <= 1)
+        pack_part(&p, 0, 1);
+    else
+        gk_parallel(t, pack_part, &p);
+}
+
+int fail_cuda(Call &cl, const char *what, cudaError_t err) {
+    if (cl.st == GK_SUCCESS) cl.st = gk_cuda_status(WHO, what, err);
+    return 0;
+}
+
+/* Copy engines read page-locked, registered, device and managed memory directly; anything else
+ * (pageable memory, or an answer CUDA does not give) is staged. */
+int pinned(const void *p) {
+    cudaPointerAttributes at;
+    const cudaError_t err = cudaPointerGetAttributes(&at, p);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return at.type != cudaMemoryTypeUnregistered;
+}
+
+/* device (ldd) <- host column-major rows x cols (ld), on the copy-in stream. */
+int copy_in(Call &cl, Worker &w, float *dst, int64_t ldd, const float *src, int64_t ld,
+            int64_t rows, int64_t cols, int pin) {
+    cudaError_t err;
+    if (pin) {
+        err =
+            cudaMemcpy2DAsync(dst, ldd * 4, src, ld * 4, rows * 4, cols, cudaMemcpyDefault, w.h2d);
+        return err == cudaSuccess || fail_cuda(cl, "cudaMemcpy2DAsync (copy-in)", err);
+    }
+    const int64_t per = STAGE_BYTES / 4 / rows > 0 ? STAGE_BYTES / 4 / rows : 1;
+    for (int64_t c0 = 0; c0 < cols; c0 += per) {
+        const int64_t nc = cols - c0 < per ? cols - c0 : per;
+        const int s = w.st_next;
+        w.st_next ^= 1;
+        if ((err = cudaEventSynchronize(w.st[s])))
+            return fail_cuda(cl, "cudaEventSynchronize (staging)", err);
+        pack(const_cast<float *>(src + c0 * ld), w.stage[s], rows, ld, nc, 0);
+        if ((err = cudaMemcpy2DAsync(dst + c0 * ldd, ldd * 4, w.stage[s], rows * 4, rows * 4, nc,
+                                     cudaMemcpyHostToDevice, w.h2d)))
+            return fail_cuda(cl, "cudaMemcpy2DAsync (copy-in)", err);
+        if ((err = cudaEventRecord(w.st[s], w.h2d))) return fail_cuda(cl, "cudaEventRecord", err);
+    }
+    return 1;
+}
+
+/* host (ld) <- device (ldd) rows x cols, on the copy-out stream; pageable C waits here. */
+int copy_out(Call &cl, Worker &w, float *dst, int64_t ld, const float *src, int64_t ldd,
+             int64_t rows, int64_t cols, int pin) {
+    cudaError_t err;
+    if (pin) {
+        err =
+            cudaMemcpy2DAsync(dst, ld * 4, src, ldd * 4, rows * 4, cols, cudaMemcpyDefault, w.d2h);
+        return err == cudaSuccess || fail_cuda(cl, "cudaMemcpy2DAsync (copy-out)", err);
+    }
+    const int64_t per = STAGE_BYTES / 4 / rows > 0 ? STAGE_BYTES / 4 / rows : 1;
+    int64_t prev = -1;
+    int prev_s = 0;
+    /* unpack chunk `from` (slot s) once its copy is done */
+    auto unpack = [&](int64_t from, int s) {
+        if ((err = cudaEventSynchronize(w.st[s])))
+            return fail_cuda(cl, "cudaEventSynchronize (copy-out)", err);
+        const int64_t nc = cols - from < per ? cols - from : per;
+        pack(dst + from * ld, w.stage[s], rows, ld, nc, 1);
+        return 1;
+    };
+    for (int64_t c0 = 0; c0 < cols; c0 += per) {
+        const int64_t nc = cols - c0 < per ? cols - c0 : per;
+        const int s = w.st_next;
+        w.st_next ^= 1;
+        if ((err = cudaEventSynchronize(w.st[s])))
+            return fail_cuda(cl, "cudaEventSynchronize (staging)", err);
+        if ((err = cudaMemcpy2DAsync(w.stage[s], rows * 4, src + c0 * ldd, ldd * 4, rows * 4, nc,
+                                     cudaMemcpyDeviceToHost, w.d2h)))
+            return fail_cuda(cl, "cudaMemcpy2DAsync (copy-out)", err);
+        if ((err = cudaEventRecord(w.st[s], w.d2h))) return fail_cuda(cl, "cudaEventRecord", err);
+        if (prev >= 0 && !unpack(prev, prev_s)) return 0;
+        prev = c0, prev_s = s;
+    }
+    return prev < 0 || unpack(prev, prev_s);
+}
+
+/* One tile GEMM on the context's stream, by gk_cuda_sgemm's own path. */
+gk_status tile_gemm(gk_cuda_ctx *ctx, const gk_gemm_args &g, int64_t m, int64_t n, int64_t k,
+                    float beta, const float *a, int64_t lda, const float *b, int64_t ldb, float *c,
+                    int64_t ldc) {
+    const gk_trans ta = g.transa ? GK_TRANS : GK_NO_TRANS, tb = g.transb ? GK_TRANS : GK_NO_TRANS;
+    if (ctx->fp32_mode == GK_FP32_3XTF32)
+        return gk_cuda_gemm_ex_run(ctx, WHO, GK_COL_MAJOR, ta, tb, m, n, k, g.alpha, GK_F32, a, lda,
+                                   GK_F32, b, ldb, beta, GK_F32, c, ldc, NULL);
+    const int id = gk_cuda_pick_kernel(ctx->sm);
+    if (id < 0)
+        return gk_fail(GK_ERR_UNSUPPORTED, "%s: no FP32 kernel supports sm_%d", WHO, ctx->sm);
+    return gk_cuda_sgemm_run(ctx, id, WHO, GK_COL_MAJOR, ta, tb, m, n, k, g.alpha, a, lda, b, ldb,
+                             beta, c, ldc);
+}
+
+/* Drain a pageable tile's copy-out (after the next tile's work is queued, so the GPU stays busy
+ * while the host waits). */
+int drain(Call &cl, Worker &w) {
+    if (w.pending < 0) return 1;
+    const gk_gemm_args &g = cl.g;
+    const int64_t t = w.pending, ti = t / cl.tiles_n, tj = t % cl.tiles_n;
+    const int64_t i0 = ti * cl.mt, j0 = tj * cl.nt;
+    const int64_t m = g.m - i0 < cl.mt ? g.m - i0 : cl.mt, n = g.n - j0 < cl.nt ? g.n - j0 : cl.nt;
+    const int cs = (int)((t - w.first) & 1);
+    w.pending = -1;
+    cudaError_t err;
+    if ((err = cudaStreamWaitEvent(w.d2h, w.c_done[cs], 0)))
+        return fail_cuda(cl, "cudaStreamWaitEvent", err);
+    if (!copy_out(cl, w, g.c + i0 + j0 * g.ldc, g.ldc, w.dc[cs], gk_round_up(cl.mt, LD_ALIGN), m, n,
+                  0))
+        return 0;
+    if ((err = cudaEventRecord(w.c_free[cs], w.d2h))) return fail_cuda(cl, "cudaEventRecord", err);
+    return 1;
+}
+
+/* Queue the worker's next tile: its panels (unless already on the device), its GEMMs over the K
+ * chunks, its copy-out. */
+int issue(Call &cl, Worker &w) {
+    const gk_gemm_args &g = cl.g;
+    const int64_t t = w.next++, ti = t / cl.tiles_n, tj = t % cl.tiles_n;
+    const int64_t i0 = ti * cl.mt, j0 = tj * cl.nt;
+    const int64_t m = g.m - i0 < cl.mt ? g.m - i0 : cl.mt, n = g.n - j0 < cl.nt ? g.n - j0 : cl.nt;
+    const int cs = (int)((t - w.first) & 1);
+    const int64_t ldc_d = gk_round_up(cl.mt, LD_ALIGN);
+    cudaError_t err;
+    const cudaStream_t cmp = w.ctx->stream;
+#define GK_TRY(call, what)                                                                         \
+    if ((err = (call)) != cudaSuccess) return fail_cuda(cl, what, err)
+    if (g.beta != 0.0f) { /* C tile in: after the copy-out of the tile that last used the buffer */
+        GK_TRY(cudaStreamWaitEvent(w.h2d, w.c_free[cs], 0), "cudaStreamWaitEvent");
+        if (!copy_in(cl, w, w.dc[cs], ldc_d, g.c + i0 + j0 * g.ldc, g.ldc, m, n, cl.pin_c))
+            return 0;
+        GK_TRY(cudaEventRecord(w.c_ready[cs], w.h2d), "cudaEventRecord");
+    }
+    for (int64_t q = 0; q < cl.chunks; q++) {
+        const int64_t k0 = q * cl.kc, k = g.k - k0 < cl.kc ? g.k - k0 : cl.kc;
+        const Shape s = shape_of(g, m, n, k);
+        const int64_t a_key = ti * cl.chunks + q, b_key = tj * cl.chunks + q;
+        if (w.a_key[w.a_cur] != a_key) {
+            const int slot = w.a_cur ^ 1;
+            GK_TRY(cudaStreamWaitEvent(w.h2d, w.a_free[slot], 0), "cudaStreamWaitEvent");
+            const float *src = g.transa ? g.a + k0 + i0 * g.lda : g.a + i0 + k0 * g.lda;
+            w.a_key[slot] = -1;
+            if (!copy_in(cl, w, w.da[slot], gk_round_up(s.a_rows, LD_ALIGN), src, g.lda, s.a_rows,
+                         s.a_cols, cl.pin_a))
+                return 0;
+            GK_TRY(cudaEventRecord(w.a_ready[slot], w.h2d), "cudaEventRecord");
+            w.a_key[slot] = a_key, w.a_cur = slot;
+        }
+        if (w.b_key[w.b_cur] != b_key) {
+            const int slot = w.b_cur ^ 1;
+            GK_TRY(cudaStreamWaitEvent(w.h2d, w.b_free[slot], 0), "cudaStreamWaitEvent");
+            const float *src = g.transb ? g.b + j0 + k0 * g.ldb : g.b + k0 + j0 * g.ldb;
+            w.b_key[slot] = -1;
+            if (!copy_in(cl, w, w.db[slot], gk_round_up(s.b_rows, LD_ALIGN), src, g.ldb, s.b_rows,
+                         s.b_cols, cl.pin_b))
+                return 0;
+            GK_TRY(cudaEventRecord(w.b_ready[slot], w.h2d), "cudaEventRecord");
+            w.b_key[slot] = b_key, w.b_cur = slot;
+        }
+        GK_TRY(cudaStreamWaitEvent(cmp, w.a_ready[w.a_cur], 0), "cudaStreamWaitEvent");
+        GK_TRY(cudaStreamWaitEvent(cmp, w.b_ready[w.b_cur], 0), "cudaStreamWaitEvent");
+        if (q == 0)
+            GK_TRY(cudaStreamWaitEvent(cmp, g.beta != 0.0f ? w.c_ready[cs] : w.c_free[cs], 0),
+                   "cudaStreamWaitEvent");
+        /* later chunks add to the tile: beta 1 */
+        const gk_status st = tile_gemm(w.ctx, g, m, n, k, q == 0 ? g.beta : 1.0f, w.da[w.a_cur],
+                                       gk_round_up(s.a_rows, LD_ALIGN), w.db[w.b_cur],
+                                       gk_round_up(s.b_rows, LD_ALIGN), w.dc[cs], ldc_d);
+        if (st != GK_SUCCESS) {
+            if (cl.st == GK_SUCCESS) cl.st = st;
+            return 0;
+        }
+        GK_TRY(cudaEventRecord(w.a_free[w.a_cur], cmp), "cudaEventRecord");
+        GK_TRY(cudaEventRecord(w.b_free[w.b_cur], cmp), "cudaEventRecord");
+    }
+    GK_TRY(cudaEventRecord(w.c_done[cs], cmp), "cudaEventRecord");
+    if (!drain(cl, w)) return 0; /* the previous tile, pageable C */
+    if (cl.pin_c) {
+        GK_TRY(cudaStreamWaitEvent(w.d2h, w.c_done[cs], 0), "cudaStreamWaitEvent");
+        if (!copy_out(cl, w, g.c + i0 + j0 * g.ldc, g.ldc, w.dc[cs], ldc_d, m, n, 1)) return 0;
+        GK_TRY(cudaEventRecord(w.c_free[cs], w.d2h), "cudaEventRecord");
+    } else {
+        w.pending = t;
+    }
+#undef GK_TRY
+    return 1;
+}
+
+/* Streams, events and buffers of one worker; on failure what was made stays recorded in w for
+ * release(). */
+int acquire(Call &cl, Worker &w, int staged) {
+    cudaError_t err;
+    if ((err = cudaStreamCreateWithFlags(&w.h2d, cudaStreamNonBlocking)) ||
+        (err = cudaStreamCreateWithFlags(&w.d2h, cudaStreamNonBlocking)))
+        return fail_cuda(cl, "cudaStreamCreateWithFlags", err);
+    cudaEvent_t *evs[N_EV];
+    w.event_sets(evs);
+    for (cudaEvent_t *e : evs)
+        for (int i = 0; i < 2; i++)
+            if ((err = cudaEventCreateWithFlags(&e[i], cudaEventDisableTiming)))
+                return fail_cuda(cl, "cudaEventCreateWithFlags", err);
+    const Shape s = shape_of(cl.g, cl.mt, cl.nt, cl.kc);
+    const size_t a = (size_t)dev_elems(s.a_rows, s.a_cols) * 4,
+                 b = (size_t)dev_elems(s.b_rows, s.b_cols) * 4,
+                 c = (size_t)dev_elems(cl.mt, cl.nt) * 4;
+    for (int i = 0; i < 2; i++)
+        if ((err = cudaMalloc(&w.da[i], a)) || (err = cudaMalloc(&w.db[i], b)) ||
+            (err = cudaMalloc(&w.dc[i], c)))
+            return fail_cuda(cl, "cudaMalloc (tile buffers)", err);
+    if (staged) {
+        int64_t col = cl.mt > cl.nt ? cl.mt : cl.nt;
+        if (cl.kc > col) col = cl.kc;
+        const size_t bytes = (size_t)(col * 4 > STAGE_BYTES ? col * 4 : STAGE_BYTES);
+        for (int i = 0; i < 2; i++)
+            if ((err = cudaMallocHost(&w.stage[i], bytes)))
+                return fail_cuda(cl, "cudaMallocHost (staging)", err);
+    }
+    return 1;
+}
+
+/* Wait for everything the worker queued, then free it all; errors here are only recorded when
+ * the call had none. */
+void release(Call &cl, Worker &w) {
+    gk_device_guard guard(w.ctx->device);
+    cudaError_t err = cudaSuccess, e;
+    const cudaStream_t ss[3] = {w.h2d, w.ctx->stream, w.d2h};
+    for (int i = 0; i < 3; i++)
+        if ((i == 1 || ss[i] != nullptr) && (e = cudaStreamSynchronize(ss[i])) && !err) err = e;
+    if (err && cl.st == GK_SUCCESS) fail_cuda(cl, "cudaStreamSynchronize", err);
+    for (int i = 0; i < 2; i++) {
+        cudaFree(w.da[i]), cudaFree(w.db[i]), cudaFree(w.dc[i]);
+        if (w.stage[i]) cudaFreeHost(w.stage[i]);
+    }
+    cudaEvent_t *evs[N_EV];
+    w.event_sets(evs);
+    for (cudaEvent_t *ev : evs)
+        for (int i = 0; i < 2; i++)
+            if (ev[i]) cudaEventDestroy(ev[i]);
+    if (w.h2d) cudaStreamDestroy(w.h2d);
+    if (w.d2h) cudaStreamDestroy(w.d2h);
+    (void)cudaGetLastError();
+}
+
+/* C = beta * C on the host (alpha == 0 or K == 0): nothing for the GPU to do. */
+void scale_host(const gk_gemm_args &g) {
+    if (g.beta == 1.0f) return;
+    for (int64_t j = 0; j < g.n; j++) {
+        float *c = g.c + j * g.ldc;
+        for (int64_t i = 0; i < g.m; i++)
+            c[i] = g.beta == 0.0f ? 0.0f : g.beta * c[i];
+    }
+}
+
+} // namespace
+
+/* The plan of a call (for gk_cuda_sgemm_host_multi and the tests): per-context budget in floats,
+ * the tiling. */
+gk_status gk_ooc_plan(gk_cuda_ctx *const *ctxs, int nctx, const gk_gemm_args &g, int64_t *mt,
+                      int64_t *nt, int64_t *kc, int64_t *budget_bytes) {
+    const int verbose = ctxs[0]->verbose;
+    const int64_t limit = env_limit(verbose);
+    int64_t budget = INT64_MAX;
+    for (int i = 0; i < nctx; i++) {
+        int64_t b = limit;
+        if (b == 0) {
+            gk_device_guard guard(ctxs[i]->device);
+            size_t free_b = 0, total = 0;
+            cudaError_t err = guard.error();
+            if (err == cudaSuccess) err = cudaMemGetInfo(&free_b, &total);
+            if (err != cudaSuccess) return gk_cuda_status(WHO, "cudaMemGetInfo", err);
+            int sharing = 0; /* contexts of this call on the same device split its free memory */
+            for (int j = 0; j < nctx; j++)
+                sharing += ctxs[j]->device == ctxs[i]->device;
+            b = (int64_t)(DEFAULT_FREE_SHARE * (double)free_b) / sharing;
+        }
+        if (b < budget) budget = b;
+    }
+    *budget_bytes = budget;
+    /* the tiling is common to all contexts; the smallest budget decides */
+    if (!gk_ooc_tiling(ctxs[0], g, budget / 4, mt, nt, kc))
+        return gk_fail(GK_ERR_OUT_OF_MEMORY,
+                       "%s: a device memory budget of %lld bytes%s holds not even 8 x 8 tiles", WHO,
+                       (long long)budget, limit ? " (GEMMKIT_CUDA_MEM_LIMIT)" : "");
+    return GK_SUCCESS;
+}
+
+gk_status gk_cuda_sgemm_host_multi(gk_cuda_ctx *const *ctxs, int nctx, gk_layout layout,
+                                   gk_trans transa, gk_trans transb, int64_t m, int64_t n,
+                                   int64_t k, float alpha, const float *a, int64_t lda,
+                                   const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
+    gk_clear_error();
+    if (ctxs == NULL) return gk_fail(GK_ERR_INVALID_VALUE, "%s: ctxs is NULL", WHO);
+    if (nctx < 1) return gk_fail(GK_ERR_INVALID_VALUE, "%s: nctx=%d is not >= 1", WHO, nctx);
+    for (int i = 0; i < nctx; i++)
+        if (ctxs[i] == NULL) return gk_fail(GK_ERR_INVALID_VALUE, "%s: ctxs[%d] is NULL", WHO, i);
+    for (int i = 0; i < nctx; i++)
+        for (int j = 0; j < i; j++)
+            if (ctxs[i] == ctxs[j])
+                return gk_fail(GK_ERR_INVALID_VALUE,
+                               "%s: ctxs[%d] and ctxs[%d] are the same context", WHO, j, i);
+    Call cl;
+    gk_status st = gk_check_gemm(WHO, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta,
+                                 c, ldc, &cl.g);
+    if (st != GK_SUCCESS) return st;
+    const gk_gemm_args &g = cl.g;
+    if (g.m == 0 || g.n == 0) return GK_SUCCESS;
+    if (gk_gemm_is_scale_only(&g)) {
+        scale_host(g);
+        return GK_SUCCESS;
+    }
+    int64_t budget;
+    st = gk_ooc_plan(ctxs, nctx, g, &cl.mt, &cl.nt, &cl.kc, &budget);
+    if (st != GK_SUCCESS) return st;
+    cl.tiles_m = (g.m + cl.mt - 1) / cl.mt, cl.tiles_n = (g.n + cl.nt - 1) / cl.nt;
+    cl.chunks = (g.k + cl.kc - 1) / cl.kc;
+    cl.pin_a = pinned(g.a), cl.pin_b = pinned(g.b), cl.pin_c = pinned(g.c);
+    const int64_t tiles = cl.tiles_m * cl.tiles_n;
+    const int used = tiles < nctx ? (int)tiles : nctx;
+    if (ctxs[0]->verbose)
+        fprintf(stderr,
+                "gemmkit: %s m=%lld n=%lld k=%lld tiles=%lldx%lld (%lld) kc=%lld (%lld chunks) "
+                "contexts=%d budget=%lld pinned a=%d b=%d c=%d\n",
+                WHO, (long long)g.m, (long long)g.n, (long long)g.k, (long long)cl.mt,
+                (long long)cl.nt, (long long)tiles, (long long)cl.kc, (long long)cl.chunks, used,
+                (long long)budget, cl.pin_a, cl.pin_b, cl.pin_c);
+
+    Worker *ws = new (std::nothrow) Worker[used];
+    if (ws == NULL) return gk_fail(GK_ERR_OUT_OF_MEMORY, "%s: out of host memory", WHO);
+    const int staged = !cl.pin_a || !cl.pin_b || !cl.pin_c;
+    int ok = 1, made = 0;
+    for (int i = 0; i < used && ok; i++, made++) {
+        Worker &w = ws[i];
+        w.ctx = ctxs[i];
+        w.first = w.next = tiles * i / used, w.end = tiles * (i + 1) / used;
+        gk_device_guard guard(w.ctx->device);
+        if (guard.error() != cudaSuccess)
+            ok = fail_cuda(cl, "cudaSetDevice", guard.error());
+        else
+            ok = acquire(cl, w, staged);
+    }
+    /* round-robin, one tile per worker per round, so every device has work queued */
+    for (int more = ok; ok && more;) {
+        more = 0;
+        for (int i = 0; i < used && ok; i++) {
+            Worker &w = ws[i];
+            if (w.next >= w.end) continue;
+            gk_device_guard guard(w.ctx->device);
+            ok = guard.error() == cudaSuccess ? issue(cl, w)
+                                              : fail_cuda(cl, "cudaSetDevice", guard.error());
+            more |= w.next < w.end;
+        }
+    }
+    for (int i = 0; i < used && ok; i++) {
+        gk_device_guard guard(ws[i].ctx->device);
+        ok = drain(cl, ws[i]);
+    }
+    for (int i = 0; i < made; i++)
+        release(cl, ws[i]);
+    delete[] ws;
+    return cl.st;
+}
+
+gk_status gk_cuda_sgemm_host(gk_cuda_ctx *ctx, gk_layout layout, gk_trans transa, gk_trans transb,
+                             int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                             int64_t lda, const float *b, int64_t ldb, float beta, float *c,
+                             int64_t ldc) {
+    gk_clear_error();
+    if (ctx == NULL) return gk_fail(GK_ERR_INVALID_VALUE, "%s: ctx is NULL", WHO);
+    return gk_cuda_sgemm_host_multi(&ctx, 1, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb,
+                                    beta, c, ldc);
+}
