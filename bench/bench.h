@@ -30,6 +30,8 @@ typedef struct bench_dtype {
 
 typedef struct bench_run_opts {
     int gpu;               /* run on CUDA device 0 instead of the CPU */
+    int gpu_all;           /* with gpu: host operands over every visible device
+                              (gk_cuda_sgemm_host_multi) */
     int64_t m, n, k;       /* sizes of op(A) (m x k), op(B) (k x n) and C */
     int64_t lda, ldb, ldc; /* < 0: the minimum for the layout */
     gk_layout layout;

@@ -15,12 +15,14 @@
 
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: gemmkit run [--device cpu|gpu] -m M -n N -k K [options]\n\n"
+            "usage: gemmkit run [--device cpu|gpu|gpu:all] -m M -n N -k K [options]\n\n"
             "Runs C = alpha*op(A)*op(B) + beta*C once on random data, checks it against a float64\n"
             "reference (all elements when M*N*K <= 2^27, else 1000 sampled elements incl. the\n"
             "corners; bound ((K+2)*FLT_EPSILON + 2*u_in) * sum|a*b| + FLT_MIN, plus the rounding\n"
             "of a 16-bit C), then times it.\n\n"
-            "  --device cpu|gpu   where to run (default cpu)\n"
+            "  --device D         where to run: cpu (default), gpu (device 0, operands in its\n"
+            "                     memory), gpu:all (operands in host memory, C's tiles spread\n"
+            "                     over every visible GPU: gk_cuda_sgemm_host_multi; float32)\n"
             "  -m, -n, -k         sizes of op(A) (M x K), op(B) (K x N), C (M x N); required\n"
             "  --layout row|col   storage order of all three matrices (default col)\n"
             "  --ta n|t, --tb n|t transpose A / B (default n)\n"
@@ -100,8 +102,8 @@ static int parse(int argc, char **argv, bench_run_opts *o) {
         int64_t x = 0;
         int ok = 1;
         if (!strcmp(opt, "--device")) {
-            ok = !strcmp(v, "cpu") || !strcmp(v, "gpu");
-            o->gpu = !strcmp(v, "gpu");
+            ok = !strcmp(v, "cpu") || !strcmp(v, "gpu") || !strcmp(v, "gpu:all");
+            o->gpu = strcmp(v, "cpu") != 0, o->gpu_all = !strcmp(v, "gpu:all");
         } else if (!strcmp(opt, "-m") || !strcmp(opt, "-n") || !strcmp(opt, "-k")) {
             ok = cli_parse_i64(v, &x) && x >= 0;
             *(opt[1] == 'm' ? &o->m : opt[1] == 'n' ? &o->n : &o->k) = x;
@@ -164,6 +166,11 @@ static int parse(int argc, char **argv, bench_run_opts *o) {
     if (o->mixed && !o->gpu && !cpu_type) {
         fprintf(stderr, "gemmkit run: these types run on the GPU only; add --device gpu (the CPU "
                         "takes f32, bf16 or f16 for --dtype and --out-dtype)\n");
+        return 2;
+    }
+    if (o->gpu_all && (o->mixed || o->kernel)) {
+        fprintf(stderr, "gemmkit run: --device gpu:all runs float32 gk_cuda_sgemm_host_multi; it "
+                        "does not combine with --kernel, --dtype or --out-dtype\n");
         return 2;
     }
     if (o->mixed && o->kernel) {

@@ -47,6 +47,17 @@ expect dtype_run_fp16_cpu 0 '^PASS' -- "$cli" run --dtype fp16 --out-dtype f32 -
 expect dtype_run_out_bf16_cpu 0 '^PASS' -- "$cli" run --out-dtype bf16 -m 4 -n 4 -k 4
 expect dtype_run_pair_needs_gpu 2 'GPU only' -- "$cli" run --dtype bf16:f16 -m 4 -n 4 -k 4
 expect dtype_run_no_kernel 2 'does not combine' -- "$cli" run --device gpu --dtype 3xtf32 --kernel 0 -m 4 -n 4 -k 4
+expect run_gpu_all_f32_only 2 'does not combine' -- "$cli" run --device gpu:all --dtype bf16 -m 4 -n 4 -k 4
+# --device gpu:all (host operands over every GPU): PASS where a device answers, else refused cleanly
+"$cli" run --device gpu:all -m 300 -n 200 -k 130 --ta t --beta 0.5 --reps 1 >"$tmp/all.out" 2>&1
+rc=$?
+if [ $rc -eq 1 ] && grep -q 'no usable CUDA device\|no CUDA backend' "$tmp/all.out"; then
+    echo "skip run_gpu_all: no CUDA device"
+elif [ $rc -eq 0 ] && grep -q '^PASS' "$tmp/all.out"; then
+    echo "ok run_gpu_all"
+else
+    echo "FAIL run_gpu_all: exit $rc; output: $(tail -n 3 "$tmp/all.out" | tr '\n' ' ')"
+fi
 expect dtype_run_f32_cpu 0 '^PASS' -- "$cli" run --dtype f32 --out-dtype float32 -m 33 -n 17 -k 9
 expect dtype_bench_bad_type 2 "bad value 'bf16,int8' for --dtype" -- "$cli" bench --dtype bf16,int8
 expect dtype_bench_bad_range 2 "bad value '1024:512:1' for --sizes" -- "$cli" bench --dtype bf16 --sizes 1024:512:1
