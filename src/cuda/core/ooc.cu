@@ -151,23 +151,34 @@ static int gk_ooc_tiling(const gk_cuda_ctx *ctx, const gk_gemm_args &g, int64_t 
 namespace {
 
 enum { N_EV = 8 }; /* event arrays per worker */
+
+/* A double-buffered operand panel (A's rows or B's columns of one K chunk) on the device: ready,
+ * its copy-in is done (copy-in stream); free, the last GEMM reading it is done (compute stream);
+ * key, which panel a buffer holds (-1: none or being replaced); cur, the buffer of the newest. */
+struct Panel {
+    float *d[2] = {};
+    cudaEvent_t ready[2] = {}, free[2] = {};
+    int64_t key[2] = {-1, -1};
+    int cur = 1;
+};
+
 struct Worker {
     gk_cuda_ctx *ctx;
     cudaStream_t h2d = nullptr, d2h = nullptr;
-    float *da[2] = {}, *db[2] = {}, *dc[2] = {};
+    Panel pa, pb;
+    float *dc[2] = {};
     float *stage[2] = {};
-    /* a_ready/b_ready/c_ready: a buffer's copy-in is done (copy-in stream); a_free/b_free: the last
-     * GEMM reading it is done, c_done: a tile's last GEMM is done (compute stream); c_free: the
-     * tile's copy-out is done (copy-out stream); st: a staging slot's last copy is done. */
-    cudaEvent_t a_ready[2] = {}, b_ready[2] = {}, c_ready[2] = {}, a_free[2] = {}, b_free[2] = {},
-                c_done[2] = {}, c_free[2] = {}, st[2] = {};
-    int64_t a_key[2] = {-1, -1}, b_key[2] = {-1, -1};
-    int a_cur = 1, b_cur = 1, st_next = 0;
+    /* c_ready: a C buffer's copy-in is done (copy-in stream); c_done: a tile's last GEMM is done
+     * (compute stream); c_free: the tile's copy-out is done (copy-out stream); st: a staging
+     * slot's last copy is done. */
+    cudaEvent_t c_ready[2] = {}, c_done[2] = {}, c_free[2] = {}, st[2] = {};
+    int st_next = 0;
     int64_t first = 0, end = 0, next = 0; /* tiles [first, end), the next to issue */
     int64_t pending = -1;                 /* tile whose pageable copy-out waits to be drained */
     /* every event array, for creation and release */
     void event_sets(cudaEvent_t *out[N_EV]) {
-        cudaEvent_t *sets[N_EV] = {a_ready, b_ready, c_ready, a_free, b_free, c_done, c_free, st};
+        cudaEvent_t *sets[N_EV] = {pa.ready, pb.ready, c_ready, pa.free,
+                                   pb.free,  c_done,   c_free,  st};
         memcpy(out, sets, sizeof sets);
     }
 };
@@ -322,6 +333,24 @@ int drain(Call &cl, Worker &w) {
     return 1;
 }
 
+/* Make the panel `key` (rows x cols of a host operand at src, ld) current in p: unless it is
+ * already on the device, copy it into the other buffer once the GEMMs reading that one are done
+ * (consecutive tiles of a row share their A panel, which is then copied once). */
+int stage_panel(Call &cl, Worker &w, Panel &p, int64_t key, const float *src, int64_t ld,
+                int64_t rows, int64_t cols, int pinned) {
+    if (p.key[p.cur] == key) return 1;
+    const int slot = p.cur ^ 1;
+    cudaError_t err;
+    if ((err = cudaStreamWaitEvent(w.h2d, p.free[slot], 0)))
+        return fail_cuda(cl, "cudaStreamWaitEvent", err);
+    p.key[slot] = -1;
+    if (!copy_in(cl, w, p.d[slot], gk_round_up(rows, LD_ALIGN), src, ld, rows, cols, pinned))
+        return 0;
+    if ((err = cudaEventRecord(p.ready[slot], w.h2d))) return fail_cuda(cl, "cudaEventRecord", err);
+    p.key[slot] = key, p.cur = slot;
+    return 1;
+}
+
 /* Queue the worker's next tile: its panels (unless already on the device), its GEMMs over the K
  * chunks, its copy-out. */
 int issue(Call &cl, Worker &w) {
@@ -344,44 +373,28 @@ int issue(Call &cl, Worker &w) {
     for (int64_t q = 0; q < cl.chunks; q++) {
         const int64_t k0 = q * cl.kc, k = g.k - k0 < cl.kc ? g.k - k0 : cl.kc;
         const Shape s = shape_of(g, m, n, k);
-        const int64_t a_key = ti * cl.chunks + q, b_key = tj * cl.chunks + q;
-        if (w.a_key[w.a_cur] != a_key) {
-            const int slot = w.a_cur ^ 1;
-            GK_TRY(cudaStreamWaitEvent(w.h2d, w.a_free[slot], 0), "cudaStreamWaitEvent");
-            const float *src = g.transa ? g.a + k0 + i0 * g.lda : g.a + i0 + k0 * g.lda;
-            w.a_key[slot] = -1;
-            if (!copy_in(cl, w, w.da[slot], gk_round_up(s.a_rows, LD_ALIGN), src, g.lda, s.a_rows,
-                         s.a_cols, cl.pin_a))
-                return 0;
-            GK_TRY(cudaEventRecord(w.a_ready[slot], w.h2d), "cudaEventRecord");
-            w.a_key[slot] = a_key, w.a_cur = slot;
-        }
-        if (w.b_key[w.b_cur] != b_key) {
-            const int slot = w.b_cur ^ 1;
-            GK_TRY(cudaStreamWaitEvent(w.h2d, w.b_free[slot], 0), "cudaStreamWaitEvent");
-            const float *src = g.transb ? g.b + j0 + k0 * g.ldb : g.b + k0 + j0 * g.ldb;
-            w.b_key[slot] = -1;
-            if (!copy_in(cl, w, w.db[slot], gk_round_up(s.b_rows, LD_ALIGN), src, g.ldb, s.b_rows,
-                         s.b_cols, cl.pin_b))
-                return 0;
-            GK_TRY(cudaEventRecord(w.b_ready[slot], w.h2d), "cudaEventRecord");
-            w.b_key[slot] = b_key, w.b_cur = slot;
-        }
-        GK_TRY(cudaStreamWaitEvent(cmp, w.a_ready[w.a_cur], 0), "cudaStreamWaitEvent");
-        GK_TRY(cudaStreamWaitEvent(cmp, w.b_ready[w.b_cur], 0), "cudaStreamWaitEvent");
+        const float *a_src = g.transa ? g.a + k0 + i0 * g.lda : g.a + i0 + k0 * g.lda;
+        const float *b_src = g.transb ? g.b + j0 + k0 * g.ldb : g.b + k0 + j0 * g.ldb;
+        if (!stage_panel(cl, w, w.pa, ti * cl.chunks + q, a_src, g.lda, s.a_rows, s.a_cols,
+                         cl.pin_a) ||
+            !stage_panel(cl, w, w.pb, tj * cl.chunks + q, b_src, g.ldb, s.b_rows, s.b_cols,
+                         cl.pin_b))
+            return 0;
+        GK_TRY(cudaStreamWaitEvent(cmp, w.pa.ready[w.pa.cur], 0), "cudaStreamWaitEvent");
+        GK_TRY(cudaStreamWaitEvent(cmp, w.pb.ready[w.pb.cur], 0), "cudaStreamWaitEvent");
         if (q == 0)
             GK_TRY(cudaStreamWaitEvent(cmp, g.beta != 0.0f ? w.c_ready[cs] : w.c_free[cs], 0),
                    "cudaStreamWaitEvent");
         /* later chunks add to the tile: beta 1 */
-        const gk_status st = tile_gemm(w.ctx, g, m, n, k, q == 0 ? g.beta : 1.0f, w.da[w.a_cur],
-                                       gk_round_up(s.a_rows, LD_ALIGN), w.db[w.b_cur],
+        const gk_status st = tile_gemm(w.ctx, g, m, n, k, q == 0 ? g.beta : 1.0f, w.pa.d[w.pa.cur],
+                                       gk_round_up(s.a_rows, LD_ALIGN), w.pb.d[w.pb.cur],
                                        gk_round_up(s.b_rows, LD_ALIGN), w.dc[cs], ldc_d);
         if (st != GK_SUCCESS) {
             if (cl.st == GK_SUCCESS) cl.st = st;
             return 0;
         }
-        GK_TRY(cudaEventRecord(w.a_free[w.a_cur], cmp), "cudaEventRecord");
-        GK_TRY(cudaEventRecord(w.b_free[w.b_cur], cmp), "cudaEventRecord");
+        GK_TRY(cudaEventRecord(w.pa.free[w.pa.cur], cmp), "cudaEventRecord");
+        GK_TRY(cudaEventRecord(w.pb.free[w.pb.cur], cmp), "cudaEventRecord");
     }
     GK_TRY(cudaEventRecord(w.c_done[cs], cmp), "cudaEventRecord");
     if (!drain(cl, w)) return 0; /* the previous tile, pageable C */
@@ -414,7 +427,7 @@ int acquire(Call &cl, Worker &w, int staged) {
                  b = (size_t)dev_elems(s.b_rows, s.b_cols) * 4,
                  c = (size_t)dev_elems(cl.mt, cl.nt) * 4;
     for (int i = 0; i < 2; i++)
-        if ((err = cudaMalloc(&w.da[i], a)) || (err = cudaMalloc(&w.db[i], b)) ||
+        if ((err = cudaMalloc(&w.pa.d[i], a)) || (err = cudaMalloc(&w.pb.d[i], b)) ||
             (err = cudaMalloc(&w.dc[i], c)))
             return fail_cuda(cl, "cudaMalloc (tile buffers)", err);
     if (staged) {
@@ -438,7 +451,7 @@ void release(Call &cl, Worker &w) {
         if ((i == 1 || ss[i] != nullptr) && (e = cudaStreamSynchronize(ss[i])) && !err) err = e;
     if (err && cl.st == GK_SUCCESS) fail_cuda(cl, "cudaStreamSynchronize", err);
     for (int i = 0; i < 2; i++) {
-        cudaFree(w.da[i]), cudaFree(w.db[i]), cudaFree(w.dc[i]);
+        cudaFree(w.pa.d[i]), cudaFree(w.pb.d[i]), cudaFree(w.dc[i]);
         if (w.stage[i]) cudaFreeHost(w.stage[i]);
     }
     cudaEvent_t *evs[N_EV];
