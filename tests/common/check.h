@@ -75,4 +75,18 @@ static inline int t_finish(void) {
     return t_state.failed ? 1 : 0;
 }
 
+/* The one option of the GPU test programs: --small (smaller shapes, for compute-sanitizer and
+ * the CPU emulation). Returns 1 or 0, or -1 after a usage line for anything else. */
+static inline int t_small_option(int argc, char **argv) {
+    int small = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--small") != 0) {
+            fprintf(stderr, "usage: %s [--small]\n", argv[0]);
+            return -1;
+        }
+        small = 1;
+    }
+    return small;
+}
+
 #endif

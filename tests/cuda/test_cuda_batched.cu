@@ -211,14 +211,7 @@ static void no_device_reports(void) {
 }
 
 int main(int argc, char **argv) {
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--small")) {
-            g_small = 1;
-        } else {
-            fprintf(stderr, "usage: %s [--small]\n", argv[0]);
-            return 2;
-        }
-    }
+    if ((g_small = t_small_option(argc, argv)) < 0) return 2;
     const char *env = getenv("GK_TEST_SEED");
     if (env && *env) seed = strtoull(env, NULL, 0);
     printf("# seed=%" PRIu64 "\n", seed);

@@ -674,14 +674,7 @@ static gk_status probe(gk_cuda_ctx *ctx, uint8_t *buf) {
 }
 
 int main(int argc, char **argv) {
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--small")) {
-            g_small = 1;
-        } else {
-            fprintf(stderr, "usage: %s [--small]\n", argv[0]);
-            return 2;
-        }
-    }
+    if ((g_small = t_small_option(argc, argv)) < 0) return 2;
     if (setup_paths(probe)) return 1;
     if (g_have_device) run_combos();
     T_RUN(null_context);

@@ -396,14 +396,7 @@ static void no_device(void) {
 }
 
 int main(int argc, char **argv) {
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--small")) {
-            g_small = 1;
-        } else {
-            fprintf(stderr, "usage: %s [--small]\n", argv[0]);
-            return 2;
-        }
-    }
+    if ((g_small = t_small_option(argc, argv)) < 0) return 2;
     g_have_device = gk_cuda_available();
     if (g_have_device && (gk_cuda_create(&g_ctx, 0, NULL) != GK_SUCCESS ||
                           gk_cuda_create(&g_ctx2, 0, NULL) != GK_SUCCESS)) {
