@@ -6,8 +6,9 @@
  *
  * Each item is mapped onto the kernel contract exactly as dispatch.cu maps gk_cuda_sgemm (the
  * row-major problem of C^T; transposed operands first copied to the workspace, here by one batched
- * transpose for all items, blockIdx.z walking the items). Each item's pointers are its base plus
- * index times stride, or read by the kernels from the device pointer arrays.
+ * transpose for all items: transpose.cu's kernel, blockIdx.z walking the items). Each item's
+ * pointers are its base plus index times stride, or read by the kernels from the device pointer
+ * arrays.
  *
  * Float4 access: strided operands use the vector path when base, leading dimension and stride all
  * allow it. For pointer arrays each item's C alignment is tested on the device, but B is copied in
@@ -22,48 +23,7 @@
 
 namespace {
 
-enum { WS_ROW_ALIGN = 32, TILE = 32, ROWS_PER_PASS = 8, MAX_GRID_YZ = 65535, MAX_GRID_X = 1 << 20 };
-
-/* dst item i (cols x rows, ld_dst) = transpose of src item i (rows x cols, ld_src); blockIdx.z
- * walks the items, as transpose.cu's kernel walks tiles. */
-__global__ void transpose_batched(gk_batch_items<const float> src, int64_t rows, int64_t cols,
-                                  int64_t ld_src, float *dst, int64_t dst_stride, int64_t ld_dst,
-                                  int64_t count) {
-    __shared__ float tile[TILE][TILE + 1];
-    const int64_t tiles_r = (rows + TILE - 1) / TILE, tiles_c = (cols + TILE - 1) / TILE;
-    for (int64_t it = blockIdx.z; it < count; it += gridDim.z) {
-        const float *s = src.at(it);
-        float *d = dst + it * dst_stride;
-        for (int64_t tr = blockIdx.y; tr < tiles_r; tr += gridDim.y)
-            for (int64_t tc = blockIdx.x; tc < tiles_c; tc += gridDim.x) {
-                const int64_t r0 = tr * TILE, c0 = tc * TILE;
-                for (int i = threadIdx.y; i < TILE; i += ROWS_PER_PASS) {
-                    const int64_t r = r0 + i, c = c0 + threadIdx.x;
-                    if (r < rows && c < cols) tile[i][threadIdx.x] = s[r * ld_src + c];
-                }
-                __syncthreads();
-                for (int i = threadIdx.y; i < TILE; i += ROWS_PER_PASS) {
-                    const int64_t r = r0 + threadIdx.x, c = c0 + i;
-                    if (r < rows && c < cols) d[c * ld_dst + r] = tile[threadIdx.x][i];
-                }
-                __syncthreads();
-            }
-    }
-}
-
-/* C item i (column-major m x n, ldc) = beta * C item i; beta == 0 stores zeros without reading. */
-__global__ void scale_batched(gk_batch_items<float> c, int64_t m, int64_t n, int64_t ldc,
-                              float beta, int64_t count) {
-    for (int64_t it = blockIdx.z; it < count; it += gridDim.z) {
-        float *ci = c.at(it);
-        for (int64_t j = blockIdx.y; j < n; j += gridDim.y)
-            for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < m;
-                 i += (int64_t)gridDim.x * blockDim.x) {
-                float *p = ci + j * ldc + i;
-                *p = beta == 0.0f ? 0.0f : beta * *p;
-            }
-    }
-}
+enum { WS_ROW_ALIGN = 32 };
 
 /* One batched call after its argument checks: g is item 0 normalised (column-major), a/b/c the
  * caller's operands. */
@@ -75,11 +35,7 @@ gk_status run(gk_cuda_ctx *ctx, const char *who, int row_major, const gk_gemm_ar
     cudaError_t err;
     if (gk_gemm_is_scale_only(&g)) {
         if (g.beta == 1.0f) return GK_SUCCESS;
-        const int64_t bx = (g.m + 255) / 256;
-        const dim3 grid((unsigned)(bx < 64 ? bx : 64), (unsigned)(g.n < 64 ? g.n : 64),
-                        (unsigned)(count < MAX_GRID_YZ ? count : MAX_GRID_YZ));
-        scale_batched<<<grid, 256, 0, ctx->stream>>>(c, g.m, g.n, g.ldc, g.beta, count);
-        err = cudaGetLastError();
+        err = gk_cuda_scale_batched(c, g.m, g.n, g.ldc, g.beta, count, ctx->stream);
         return err == cudaSuccess ? GK_SUCCESS : gk_cuda_status(who, "scale kernel launch", err);
     }
     gk_rm_problem p;
@@ -102,26 +58,18 @@ gk_status run(gk_cuda_ctx *ctx, const char *who, int row_major, const gk_gemm_ar
         if (st != GK_SUCCESS) return st;
     }
     float *const ws_a = ctx->work + flags, *const ws_b = ws_a + count * a_item;
-    auto transpose = [&](gk_batch_items<const float> src, int64_t rows, int64_t cols, int64_t ld,
-                         float *dst, int64_t dst_stride, int64_t ld_dst) {
-        const int64_t tr = (rows + TILE - 1) / TILE, tc = (cols + TILE - 1) / TILE;
-        const dim3 grid((unsigned)(tc < MAX_GRID_X ? tc : MAX_GRID_X),
-                        (unsigned)(tr < MAX_GRID_YZ ? tr : MAX_GRID_YZ),
-                        (unsigned)(count < MAX_GRID_YZ ? count : MAX_GRID_YZ));
-        transpose_batched<<<grid, dim3(TILE, ROWS_PER_PASS), 0, ctx->stream>>>(
-            src, rows, cols, ld, dst, dst_stride, ld_dst, count);
-        return cudaGetLastError();
-    };
     gk_batch_items<const float> ka, kb;
     if (g.transb) { /* stored B is column-major n x k, i.e. row-major k x n */
-        if ((err = transpose(nb, g.k, g.n, g.ldb, ws_a, a_item, lda_ws)) != cudaSuccess)
+        if ((err = gk_cuda_transpose_batched(nb, g.k, g.n, g.ldb, ws_a, a_item, lda_ws, count,
+                                             ctx->stream)) != cudaSuccess)
             return gk_cuda_status(who, "transpose kernel launch", err);
         ka = {ws_a, a_item, nullptr}, p.lda = lda_ws;
     } else {
         ka = nb, p.lda = g.ldb;
     }
     if (g.transa) { /* stored A is column-major k x m, i.e. row-major m x k */
-        if ((err = transpose(na, g.m, g.k, g.lda, ws_b, b_item, ldb_ws)) != cudaSuccess)
+        if ((err = gk_cuda_transpose_batched(na, g.m, g.k, g.lda, ws_b, b_item, ldb_ws, count,
+                                             ctx->stream)) != cudaSuccess)
             return gk_cuda_status(who, "transpose kernel launch", err);
         kb = {ws_b, b_item, nullptr}, p.ldb = ldb_ws;
     } else {

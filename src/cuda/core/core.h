@@ -162,4 +162,14 @@ cudaError_t gk_cuda_transpose(const float *src, int64_t rows, int64_t cols, int6
 cudaError_t gk_cuda_scale(float *c, int64_t m, int64_t n, int64_t ldc, float beta,
                           cudaStream_t stream);
 
+/* The same two over a batch of count items (gk_batch_items, src/cuda/gemm/batched.h): item i of
+ * the transpose is read at src.at(i) and written at dst + i * dst_stride; item i of C is c.at(i).
+ */
+template <class T> struct gk_batch_items;
+cudaError_t gk_cuda_transpose_batched(gk_batch_items<const float> src, int64_t rows, int64_t cols,
+                                      int64_t ld_src, float *dst, int64_t dst_stride,
+                                      int64_t ld_dst, int64_t count, cudaStream_t stream);
+cudaError_t gk_cuda_scale_batched(gk_batch_items<float> c, int64_t m, int64_t n, int64_t ldc,
+                                  float beta, int64_t count, cudaStream_t stream);
+
 #endif
