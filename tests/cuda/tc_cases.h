@@ -129,6 +129,50 @@ static int64_t round_to(int64_t x, int64_t to) {
     return (x + to - 1) / to * to;
 }
 
+/* ---- the case grid ------------------------------------------------------------------------- */
+
+/* The fields both programs' cases have, drawn the same way: alpha and beta from small lists (NaN
+ * in C where beta is 0), leading dimensions 0-3 past the minimum (odd and even), operands 0 or 1
+ * element off their buffers' start. */
+template <class Case>
+static void random_layout(Case &c, gk_layout l, gk_trans ta, gk_trans tb, int64_t m, int64_t n,
+                          int64_t k, t_rng *rng) {
+    static const float alphas[] = {1.0f, -0.5f, 2.5f}, betas[] = {0.0f, 1.0f, -1.5f};
+    c.layout = l, c.ta = ta, c.tb = tb, c.m = m, c.n = n, c.k = k;
+    c.alpha = alphas[t_rng_range(rng, 0, 2)], c.beta = betas[t_rng_range(rng, 0, 2)];
+    c.nan_c = c.beta == 0.0f;
+    c.lda = t_min_ld(l, ta, m, k) + t_rng_range(rng, 0, 3);
+    c.ldb = t_min_ld(l, tb, k, n) + t_rng_range(rng, 0, 3);
+    c.ldc = (l == GK_COL_MAJOR ? m : n) + t_rng_range(rng, 0, 3);
+    c.off_a = (int)t_rng_range(rng, 0, 1), c.off_b = (int)t_rng_range(rng, 0, 1);
+}
+
+/* The cases every combination gets, appended to v through base(layout, ta, tb, m, n, k): both
+ * layouts x the four transposition pairs on eight odd shapes (CONJ_TRANS must act as TRANS), then
+ * the four layouts with every leading dimension and offset on TMA's 16 bytes (so "hopper" reads
+ * the K-major operands as stored and stores C with TMA), 190 x 333 x tma_k. */
+template <class Case, class Base>
+static void layout_cases(std::vector<Case> &v, Base base, int64_t tma_k) {
+    static const int64_t shapes[][3] = {{67, 45, 33},    {1, 1, 1},     {33, 1, 65},
+                                        {129, 130, 1},   {17, 9, 300},  {131, 257, 67},
+                                        {200, 131, 129}, {263, 97, 255}};
+    static const gk_trans tr[2] = {GK_NO_TRANS, GK_TRANS};
+    int s = 0;
+    for (int l = 0; l < 2; l++)
+        for (int t = 0; t < 4; t++, s++) {
+            gk_trans ta = tr[t >> 1], tb = tr[t & 1];
+            if (l == 1 && t == 3) ta = tb = GK_CONJ_TRANS;
+            v.push_back(base(l ? GK_ROW_MAJOR : GK_COL_MAJOR, ta, tb, shapes[s][0], shapes[s][1],
+                             shapes[s][2]));
+        }
+    for (int t = 0; t < 4; t++) {
+        Case c = base(t & 1 ? GK_ROW_MAJOR : GK_COL_MAJOR, tr[t >> 1], tr[t & 1], 190, 333, tma_k);
+        c.lda = round_to(c.lda, 16), c.ldb = round_to(c.ldb, 16), c.off_a = c.off_b = 0;
+        c.ldc = round_to(c.ldc, 16);
+        v.push_back(c);
+    }
+}
+
 /* ---- operands and C ------------------------------------------------------------------------- */
 
 /* A stored operand in the caller's layout: rows x cols, ld, `off` elements into its buffer of

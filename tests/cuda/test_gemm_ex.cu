@@ -180,10 +180,6 @@ static const gk_format CTYPES[] = {GK_F32, GK_BF16, GK_F16};
 
 /* Every case of one combination and C type. */
 static std::vector<xcase> build_cases(const combo &cb, gk_format ct, t_rng *rng) {
-    static const int64_t shapes[][3] = {{67, 45, 33},    {1, 1, 1},     {33, 1, 65},
-                                        {129, 130, 1},   {17, 9, 300},  {131, 257, 67},
-                                        {200, 131, 129}, {263, 97, 255}};
-    static const float alphas[] = {1.0f, -0.5f, 2.5f}, betas[] = {0.0f, 1.0f, -1.5f};
     const bool fp8 = size_of(cb.at) == 1;
     std::vector<xcase> v;
     auto base = [&](gk_layout l, gk_trans ta, gk_trans tb, int64_t m, int64_t n, int64_t k) {
@@ -193,34 +189,12 @@ static std::vector<xcase> build_cases(const combo &cb, gk_format ct, t_rng *rng)
         xcase c;
         memset(&c, 0, sizeof c);
         c.at = cb.at, c.bt = cb.bt, c.ct = ct, c.split = cb.split;
-        c.layout = l, c.ta = ta, c.tb = tb, c.m = m, c.n = n, c.k = k;
-        c.alpha = alphas[t_rng_range(rng, 0, 2)], c.beta = betas[t_rng_range(rng, 0, 2)];
-        c.nan_c = c.beta == 0.0f;
-        c.lda = t_min_ld(l, ta, m, k) + t_rng_range(rng, 0, 3); /* odd and even */
-        c.ldb = t_min_ld(l, tb, k, n) + t_rng_range(rng, 0, 3);
-        c.ldc = (l == GK_COL_MAJOR ? m : n) + t_rng_range(rng, 0, 3);
-        c.off_a = (int)t_rng_range(rng, 0, 1), c.off_b = (int)t_rng_range(rng, 0, 1);
+        random_layout(c, l, ta, tb, m, n, k, rng);
         c.scales = fp8 && t_rng_range(rng, 0, 1);
         c.fast = fp8 && t_rng_range(rng, 0, 1);
         return c;
     };
-    /* both layouts x the four transposition pairs (CONJ_TRANS must act as TRANS) */
-    static const gk_trans tr[2] = {GK_NO_TRANS, GK_TRANS};
-    int s = 0;
-    for (int l = 0; l < 2; l++)
-        for (int t = 0; t < 4; t++, s++) {
-            gk_trans ta = tr[t >> 1], tb = tr[t & 1];
-            if (l == 1 && t == 3) ta = tb = GK_CONJ_TRANS;
-            v.push_back(base(l ? GK_ROW_MAJOR : GK_COL_MAJOR, ta, tb, shapes[s][0], shapes[s][1],
-                             shapes[s][2]));
-        }
-    /* the same with every leading dimension and offset the TMA takes, so "hopper" runs as stored */
-    for (int t = 0; t < 4; t++) {
-        xcase c = base(t & 1 ? GK_ROW_MAJOR : GK_COL_MAJOR, tr[t >> 1], tr[t & 1], 190, 333, 77);
-        c.lda = round_to(c.lda, 16), c.ldb = round_to(c.ldb, 16), c.off_a = c.off_b = 0;
-        c.ldc = round_to(c.ldc, 16); /* and C as its TMA stores need it */
-        v.push_back(c);
-    }
+    layout_cases(v, base, 77);
     /* larger than a 128x256 tile on both sides, primes, K = 1, odd everything */
     v.push_back(base(GK_COL_MAJOR, GK_NO_TRANS, GK_TRANS, 389, 259, 520));
     v.push_back(base(GK_ROW_MAJOR, GK_TRANS, GK_NO_TRANS, 257, 263, 131));

@@ -262,10 +262,6 @@ out:
 
 /* Every case of one combination and C type. */
 static std::vector<scase> build_cases(int ci, gk_format ct, t_rng *rng) {
-    static const int64_t shapes[][3] = {{67, 45, 33},    {1, 1, 1},     {33, 1, 65},
-                                        {129, 130, 1},   {17, 9, 300},  {131, 257, 67},
-                                        {200, 131, 129}, {263, 97, 255}};
-    static const float alphas[] = {1.0f, -0.5f, 2.5f}, betas[] = {0.0f, 1.0f, -1.5f};
     /* float16 C holds 65504 at most: narrower scales keep the sums inside it */
     const int spread = ct == GK_F16 ? 3 : 6;
     std::vector<scase> v;
@@ -277,34 +273,11 @@ static std::vector<scase> build_cases(int ci, gk_format ct, t_rng *rng) {
         scase c;
         memset(&c, 0, sizeof c);
         c.combo = ci, c.ct = ct;
-        c.layout = l, c.ta = ta, c.tb = tb, c.m = m, c.n = n, c.k = k;
-        c.alpha = alphas[t_rng_range(rng, 0, 2)], c.beta = betas[t_rng_range(rng, 0, 2)];
-        c.nan_c = c.beta == 0.0f;
-        c.lda = t_min_ld(l, ta, m, k) + t_rng_range(rng, 0, 3); /* odd and even */
-        c.ldb = t_min_ld(l, tb, k, n) + t_rng_range(rng, 0, 3);
-        c.ldc = (l == GK_COL_MAJOR ? m : n) + t_rng_range(rng, 0, 3);
-        c.off_a = (int)t_rng_range(rng, 0, 1), c.off_b = (int)t_rng_range(rng, 0, 1);
+        random_layout(c, l, ta, tb, m, n, k, rng);
         c.spread = spread;
         return c;
     };
-    /* both layouts x the four transposition pairs (CONJ_TRANS must act as TRANS) */
-    static const gk_trans tr[2] = {GK_NO_TRANS, GK_TRANS};
-    int s = 0;
-    for (int l = 0; l < 2; l++)
-        for (int t = 0; t < 4; t++, s++) {
-            gk_trans ta = tr[t >> 1], tb = tr[t & 1];
-            if (l == 1 && t == 3) ta = tb = GK_CONJ_TRANS;
-            v.push_back(base(l ? GK_ROW_MAJOR : GK_COL_MAJOR, ta, tb, shapes[s][0], shapes[s][1],
-                             shapes[s][2]));
-        }
-    /* every leading dimension and offset on TMA's 16 bytes, so "hopper" reads the K-major operands
-     * as stored (row-major NT and column-major TN have both K-major) */
-    for (int t = 0; t < 4; t++) {
-        scase c = base(t & 1 ? GK_ROW_MAJOR : GK_COL_MAJOR, tr[t >> 1], tr[t & 1], 190, 333, 256);
-        c.lda = round_to(c.lda, 16), c.ldb = round_to(c.ldb, 16), c.off_a = c.off_b = 0;
-        c.ldc = round_to(c.ldc, 16);
-        v.push_back(c);
-    }
+    layout_cases(v, base, 256);
     {
         scase c = base(GK_ROW_MAJOR, GK_NO_TRANS, GK_TRANS, 256, 192, 96); /* K = 3 MX blocks */
         c.lda = c.ldb = round_to(c.k, 16), c.ldc = 192, c.off_a = c.off_b = 0;
