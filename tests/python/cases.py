@@ -45,6 +45,21 @@ class Skip(Exception):
     pass
 
 
+def cuda_torch():
+    """torch, for a case on torch CUDA tensors; Skip where gemmkit has no CUDA device (or no CUDA
+    backend), torch is missing or has no CUDA."""
+    import gemmkit
+    if not gemmkit.cuda_available():
+        raise Skip("no CUDA device, or the library was built without the CUDA backend")
+    try:
+        import torch
+    except ImportError:
+        raise Skip("torch is not installed")
+    if not torch.cuda.is_available():
+        raise Skip("torch has no CUDA")
+    return torch
+
+
 _cases = []
 
 

@@ -6,7 +6,7 @@ torch and a GPU, real 3-D CUDA tensors against torch's float64 product.
 """
 import numpy as np
 
-from cases import Skip, case, run, FakeCudaArray, RecordingLib
+from cases import Skip, case, run, cuda_torch, FakeCudaArray, RecordingLib
 from harness import check_product, rand
 
 import gemmkit
@@ -104,12 +104,7 @@ def cuda_batched_plumbing():
 
 @case
 def torch_batched():
-    if not gemmkit.cuda_available():
-        raise Skip("no CUDA device")
-    try:
-        import torch
-    except ImportError:
-        raise Skip("torch is not installed")
+    torch = cuda_torch()
     g = torch.Generator(device="cuda").manual_seed(18)
     for batch, m, n, k in ((64, 64, 64, 64), (7, 33, 17, 9), (3, 300, 200, 100)):
         a = torch.rand(batch, m, k, device="cuda", generator=g) * 2 - 1

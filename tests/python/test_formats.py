@@ -8,7 +8,7 @@ a GPU and torch, results on the device equal to the CPU's bit for bit.
 """
 import numpy as np
 
-from cases import Skip, case, run, FakeCudaArray, RecordingLib
+from cases import Skip, case, run, cuda_torch, FakeCudaArray, RecordingLib
 
 import gemmkit
 from gemmkit import formats as F
@@ -429,14 +429,7 @@ def device_arrays_without_gpu_raise():
 
 @case
 def device_torch():
-    if not gemmkit.cuda_available():
-        raise Skip("no CUDA device, or the library was built without the CUDA backend")
-    try:
-        import torch
-    except ImportError:
-        raise Skip("torch is not installed")
-    if not torch.cuda.is_available():
-        raise Skip("torch has no CUDA")
+    torch = cuda_torch()
     bits = rng.integers(0, 1 << 32, 1 << 16, dtype=np.uint64).astype(np.uint32)
     x = np.concatenate([bits.view(np.float32), rng.standard_normal(4099).astype(np.float32)])
     tx = torch.from_numpy(x).cuda()

@@ -10,7 +10,7 @@ and torch, device results against the CPU's reference.
 """
 import numpy as np
 
-from cases import Skip, case, run, FakeCudaArray, RecordingLib
+from cases import Skip, case, run, cuda_torch, FakeCudaArray, RecordingLib
 
 import gemmkit
 import harness
@@ -380,14 +380,7 @@ def device_arrays_without_gpu_raise():
 
 @case
 def device_torch():
-    if not gemmkit.cuda_available():
-        raise Skip("no CUDA device, or the library was built without the CUDA backend")
-    try:
-        import torch
-    except ImportError:
-        raise Skip("torch is not installed")
-    if not torch.cuda.is_available():
-        raise Skip("torch has no CUDA")
+    torch = cuda_torch()
     dev = lambda x: torch.from_numpy(np.ascontiguousarray(x)).cuda()  # noqa: E731
     cases = [("mx", fa, fb) for fa in F.MX_FORMATS for fb in F.MX_FORMATS] + \
         [("block128", fa, fb) for fa, fb in BLOCK128_PAIRS]
