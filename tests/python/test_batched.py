@@ -6,7 +6,7 @@ torch and a GPU, real 3-D CUDA tensors against torch's float64 product.
 """
 import numpy as np
 
-from cases import Skip, case, run, cuda_torch, FakeCudaArray, RecordingLib
+from cases import case, run, cuda_torch, FakeCudaArray, RecordingLib
 from harness import check_product, rand
 
 import gemmkit
