@@ -17,6 +17,16 @@
 
 #include "ref.h"
 
+/* An argument error of a batched call: its status and a message naming `word` (check.h's T_CHECK
+ * reports the call otherwise). */
+#define TB_EXPECT(call, want, word)                                                                \
+    do {                                                                                           \
+        const gk_status s_ = (call);                                                               \
+        T_CHECK(s_ == (want) && strstr(gk_last_error(), (word)) != NULL,                           \
+                "%s: status %d (want %d), message \"%s\" (want \"%s\")", #call, (int)s_,           \
+                (int)(want), gk_last_error(), (word));                                             \
+    } while (0)
+
 typedef struct tb_case {
     gk_layout layout;
     gk_trans ta, tb;

@@ -94,14 +94,6 @@ static void many_tiny_items(void) {
     gk_set_num_threads(0);
 }
 
-#define EXPECT(call, want, word)                                                                   \
-    do {                                                                                           \
-        const gk_status s_ = (call);                                                               \
-        T_CHECK(s_ == (want) && strstr(gk_last_error(), (word)) != NULL,                           \
-                "%s: status %d (want %d), message \"%s\" (want \"%s\")", #call, (int)s_,           \
-                (int)(want), gk_last_error(), (word));                                             \
-    } while (0)
-
 static void errors(void) {
     float a[64] = {0}, b[64] = {0}, c[64] = {0};
     const float *pa[2] = {a, a}, *pb[2] = {b, b}, *pnull[2] = {a, NULL};
@@ -109,57 +101,59 @@ static void errors(void) {
     const gk_layout R = GK_ROW_MAJOR;
     const gk_trans N = GK_NO_TRANS;
     /* batch */
-    EXPECT(gk_sgemm_strided_batched(R, N, N, 2, 2, 2, 1, a, 2, 4, b, 2, 4, 0, c, 2, 4, -1),
-           GK_ERR_INVALID_VALUE, "batch=-1");
-    EXPECT(gk_sgemm_batched(R, N, N, 2, 2, 2, 1, pa, 2, pb, 2, 0, pc, 2, -3), GK_ERR_INVALID_VALUE,
-           "batch=-3");
+    TB_EXPECT(gk_sgemm_strided_batched(R, N, N, 2, 2, 2, 1, a, 2, 4, b, 2, 4, 0, c, 2, 4, -1),
+              GK_ERR_INVALID_VALUE, "batch=-1");
+    TB_EXPECT(gk_sgemm_batched(R, N, N, 2, 2, 2, 1, pa, 2, pb, 2, 0, pc, 2, -3),
+              GK_ERR_INVALID_VALUE, "batch=-3");
     /* batch 0: nothing is read, not even NULL pointers */
-    EXPECT(gk_sgemm_strided_batched(R, N, N, 2, 2, 2, 1, NULL, 2, 4, NULL, 2, 4, 0, NULL, 2, 4, 0),
-           GK_SUCCESS, "");
-    EXPECT(gk_sgemm_batched(R, N, N, 2, 2, 2, 1, NULL, 2, NULL, 2, 0, NULL, 2, 0), GK_SUCCESS, "");
+    TB_EXPECT(
+        gk_sgemm_strided_batched(R, N, N, 2, 2, 2, 1, NULL, 2, 4, NULL, 2, 4, 0, NULL, 2, 4, 0),
+        GK_SUCCESS, "");
+    TB_EXPECT(gk_sgemm_batched(R, N, N, 2, 2, 2, 1, NULL, 2, NULL, 2, 0, NULL, 2, 0), GK_SUCCESS,
+              "");
     /* the item's own arguments, as gk_sgemm */
-    EXPECT(gk_sgemm_strided_batched(R, N, N, -1, 2, 2, 1, a, 2, 4, b, 2, 4, 0, c, 2, 4, 2),
-           GK_ERR_INVALID_SIZE, "m=-1");
-    EXPECT(gk_sgemm_strided_batched(R, N, N, 2, 2, 2, 1, a, 1, 4, b, 2, 4, 0, c, 2, 4, 2),
-           GK_ERR_INVALID_LD, "lda=1");
-    EXPECT(
+    TB_EXPECT(gk_sgemm_strided_batched(R, N, N, -1, 2, 2, 1, a, 2, 4, b, 2, 4, 0, c, 2, 4, 2),
+              GK_ERR_INVALID_SIZE, "m=-1");
+    TB_EXPECT(gk_sgemm_strided_batched(R, N, N, 2, 2, 2, 1, a, 1, 4, b, 2, 4, 0, c, 2, 4, 2),
+              GK_ERR_INVALID_LD, "lda=1");
+    TB_EXPECT(
         gk_sgemm_strided_batched((gk_layout)7, N, N, 2, 2, 2, 1, a, 2, 4, b, 2, 4, 0, c, 2, 4, 2),
         GK_ERR_INVALID_LAYOUT, "layout=7");
-    EXPECT(gk_sgemm_strided_batched(R, N, N, 2, 2, 2, 1, NULL, 2, 4, b, 2, 4, 0, c, 2, 4, 2),
-           GK_ERR_NULL_POINTER, "a is NULL");
-    EXPECT(gk_sgemm_batched(R, N, N, 2, 2, 2, 1, pa, 2, pb, 1, 0, pc, 2, 2), GK_ERR_INVALID_LD,
-           "ldb=1");
+    TB_EXPECT(gk_sgemm_strided_batched(R, N, N, 2, 2, 2, 1, NULL, 2, 4, b, 2, 4, 0, c, 2, 4, 2),
+              GK_ERR_NULL_POINTER, "a is NULL");
+    TB_EXPECT(gk_sgemm_batched(R, N, N, 2, 2, 2, 1, pa, 2, pb, 1, 0, pc, 2, 2), GK_ERR_INVALID_LD,
+              "ldb=1");
     /* strides */
-    EXPECT(gk_sgemm_strided_batched(R, N, N, 2, 2, 2, 1, a, 2, -4, b, 2, 4, 0, c, 2, 4, 2),
-           GK_ERR_INVALID_VALUE, "stride_a=-4");
-    EXPECT(gk_sgemm_strided_batched(R, N, N, 2, 2, 2, 1, a, 2, 4, b, 2, -1, 0, c, 2, 4, 2),
-           GK_ERR_INVALID_VALUE, "stride_b=-1");
-    EXPECT(gk_sgemm_strided_batched(R, N, N, 2, 2, 2, 1, a, 2, 4, b, 2, 4, 0, c, 2, 3, 2),
-           GK_ERR_INVALID_VALUE, "stride_c=3");
-    EXPECT(gk_sgemm_strided_batched(R, N, N, 2, 2, 2, 1, a, 2, 4, b, 2, 4, 0, c, 2, 0, 2),
-           GK_ERR_INVALID_VALUE, "overlap");
+    TB_EXPECT(gk_sgemm_strided_batched(R, N, N, 2, 2, 2, 1, a, 2, -4, b, 2, 4, 0, c, 2, 4, 2),
+              GK_ERR_INVALID_VALUE, "stride_a=-4");
+    TB_EXPECT(gk_sgemm_strided_batched(R, N, N, 2, 2, 2, 1, a, 2, 4, b, 2, -1, 0, c, 2, 4, 2),
+              GK_ERR_INVALID_VALUE, "stride_b=-1");
+    TB_EXPECT(gk_sgemm_strided_batched(R, N, N, 2, 2, 2, 1, a, 2, 4, b, 2, 4, 0, c, 2, 3, 2),
+              GK_ERR_INVALID_VALUE, "stride_c=3");
+    TB_EXPECT(gk_sgemm_strided_batched(R, N, N, 2, 2, 2, 1, a, 2, 4, b, 2, 4, 0, c, 2, 0, 2),
+              GK_ERR_INVALID_VALUE, "overlap");
     /* one item, or nothing written: C's stride does not matter; A and B may be broadcast */
-    EXPECT(gk_sgemm_strided_batched(R, N, N, 2, 2, 2, 1, a, 2, 4, b, 2, 4, 0, c, 2, 0, 1),
-           GK_SUCCESS, "");
-    EXPECT(gk_sgemm_strided_batched(R, N, N, 0, 2, 2, 1, a, 2, 4, b, 2, 4, 0, c, 2, 0, 5),
-           GK_SUCCESS, "");
-    EXPECT(gk_sgemm_strided_batched(R, N, N, 2, 2, 2, 1, a, 2, 0, b, 2, 0, 0, c, 2, 4, 3),
-           GK_SUCCESS, "");
-    EXPECT(
+    TB_EXPECT(gk_sgemm_strided_batched(R, N, N, 2, 2, 2, 1, a, 2, 4, b, 2, 4, 0, c, 2, 0, 1),
+              GK_SUCCESS, "");
+    TB_EXPECT(gk_sgemm_strided_batched(R, N, N, 0, 2, 2, 1, a, 2, 4, b, 2, 4, 0, c, 2, 0, 5),
+              GK_SUCCESS, "");
+    TB_EXPECT(gk_sgemm_strided_batched(R, N, N, 2, 2, 2, 1, a, 2, 0, b, 2, 0, 0, c, 2, 4, 3),
+              GK_SUCCESS, "");
+    TB_EXPECT(
         gk_sgemm_strided_batched(R, N, N, 2, 2, 2, 1, a, 2, 4, b, 2, 4, 0, c, 2, 4, INT64_MAX / 2),
         GK_ERR_OVERFLOW, "address space");
-    EXPECT(
+    TB_EXPECT(
         gk_sgemm_strided_batched(R, N, N, 2, 2, 2, 1, a, 2, INT64_MAX / 4, b, 2, 4, 0, c, 2, 4, 3),
         GK_ERR_OVERFLOW, "stride_a");
     /* pointer arrays */
-    EXPECT(gk_sgemm_batched(R, N, N, 2, 2, 2, 1, NULL, 2, pb, 2, 0, pc, 2, 2), GK_ERR_NULL_POINTER,
-           "a (the array");
-    EXPECT(gk_sgemm_batched(R, N, N, 2, 2, 2, 1, pa, 2, pb, 2, 0, NULL, 2, 2), GK_ERR_NULL_POINTER,
-           "c (the array");
-    EXPECT(gk_sgemm_batched(R, N, N, 2, 2, 2, 1, pnull, 2, pb, 2, 0, pc, 2, 2), GK_ERR_NULL_POINTER,
-           "a[1] is NULL");
+    TB_EXPECT(gk_sgemm_batched(R, N, N, 2, 2, 2, 1, NULL, 2, pb, 2, 0, pc, 2, 2),
+              GK_ERR_NULL_POINTER, "a (the array");
+    TB_EXPECT(gk_sgemm_batched(R, N, N, 2, 2, 2, 1, pa, 2, pb, 2, 0, NULL, 2, 2),
+              GK_ERR_NULL_POINTER, "c (the array");
+    TB_EXPECT(gk_sgemm_batched(R, N, N, 2, 2, 2, 1, pnull, 2, pb, 2, 0, pc, 2, 2),
+              GK_ERR_NULL_POINTER, "a[1] is NULL");
     /* alpha == 0: A and B items are not read, so NULL items are fine */
-    EXPECT(gk_sgemm_batched(R, N, N, 2, 2, 2, 0, pnull, 2, pb, 2, 0, pc, 2, 2), GK_SUCCESS, "");
+    TB_EXPECT(gk_sgemm_batched(R, N, N, 2, 2, 2, 0, pnull, 2, pb, 2, 0, pc, 2, 2), GK_SUCCESS, "");
 }
 
 int main(void) {

@@ -148,14 +148,6 @@ static void batch_beyond_grid(void) {
     check_case(&cs, &r);
 }
 
-#define EXPECT(call, want, word)                                                                   \
-    do {                                                                                           \
-        const gk_status s_ = (call);                                                               \
-        T_CHECK(s_ == (want) && strstr(gk_last_error(), (word)) != NULL,                           \
-                "%s: status %d (want %d), message \"%s\" (want \"%s\")", #call, (int)s_,           \
-                (int)(want), gk_last_error(), (word));                                             \
-    } while (0)
-
 static void errors(void) {
     NEED_DEVICE();
     float *d = NULL, host[64] = {0};
@@ -164,43 +156,43 @@ static void errors(void) {
               "cudaMalloc");
     const gk_layout R = GK_ROW_MAJOR;
     const gk_trans N = GK_NO_TRANS;
-    EXPECT(
+    TB_EXPECT(
         gk_cuda_sgemm_strided_batched(NULL, R, N, N, 2, 2, 2, 1, d, 2, 4, d, 2, 4, 0, d, 2, 4, 1),
         GK_ERR_INVALID_VALUE, "ctx is NULL");
-    EXPECT(gk_cuda_sgemm_strided_batched(g_ctx, R, N, N, 2, 2, 2, 1, d, 2, 4, d, 2, 4, 0, d + 32, 2,
-                                         4, -1),
-           GK_ERR_INVALID_VALUE, "batch=-1");
-    EXPECT(gk_cuda_sgemm_strided_batched(g_ctx, R, N, N, 2, 2, 2, 1, NULL, 2, 4, NULL, 2, 4, 0,
-                                         NULL, 2, 4, 0),
-           GK_SUCCESS, "");
-    EXPECT(gk_cuda_sgemm_strided_batched(g_ctx, R, N, N, 2, 2, 2, 1, d, 2, 4, d, 2, 4, 0, d + 32, 2,
-                                         3, 2),
-           GK_ERR_INVALID_VALUE, "stride_c=3");
-    EXPECT(gk_cuda_sgemm_strided_batched(g_ctx, R, N, N, 2, 2, 2, 1, d, 2, -1, d, 2, 4, 0, d + 32,
-                                         2, 4, 2),
-           GK_ERR_INVALID_VALUE, "stride_a=-1");
+    TB_EXPECT(gk_cuda_sgemm_strided_batched(g_ctx, R, N, N, 2, 2, 2, 1, d, 2, 4, d, 2, 4, 0, d + 32,
+                                            2, 4, -1),
+              GK_ERR_INVALID_VALUE, "batch=-1");
+    TB_EXPECT(gk_cuda_sgemm_strided_batched(g_ctx, R, N, N, 2, 2, 2, 1, NULL, 2, 4, NULL, 2, 4, 0,
+                                            NULL, 2, 4, 0),
+              GK_SUCCESS, "");
+    TB_EXPECT(gk_cuda_sgemm_strided_batched(g_ctx, R, N, N, 2, 2, 2, 1, d, 2, 4, d, 2, 4, 0, d + 32,
+                                            2, 3, 2),
+              GK_ERR_INVALID_VALUE, "stride_c=3");
+    TB_EXPECT(gk_cuda_sgemm_strided_batched(g_ctx, R, N, N, 2, 2, 2, 1, d, 2, -1, d, 2, 4, 0,
+                                            d + 32, 2, 4, 2),
+              GK_ERR_INVALID_VALUE, "stride_a=-1");
     /* host memory is refused unless the device reads pageable memory (HMM, ATS) */
     int pageable = 0;
     cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, 0);
     if (!pageable)
-        EXPECT(gk_cuda_sgemm_strided_batched(g_ctx, R, N, N, 2, 2, 2, 1, host, 2, 4, d, 2, 4, 0,
-                                             d + 32, 2, 4, 2),
-               GK_ERR_INVALID_POINTER, "host pointer");
+        TB_EXPECT(gk_cuda_sgemm_strided_batched(g_ctx, R, N, N, 2, 2, 2, 1, host, 2, 4, d, 2, 4, 0,
+                                                d + 32, 2, 4, 2),
+                  GK_ERR_INVALID_POINTER, "host pointer");
     /* the batch's last item past the allocation's end: 16 items of 4 floats from d + 32 */
-    EXPECT(gk_cuda_sgemm_strided_batched(g_ctx, R, N, N, 2, 2, 2, 1, d, 2, 0, d, 2, 0, 0, d + 32, 2,
-                                         4, 16),
-           GK_ERR_INVALID_POINTER, "allocation");
-    EXPECT(gk_cuda_sgemm_batched(g_ctx, R, N, N, 2, 2, 2, 1, dp, 2, dp, 2, 0, (float *const *)dp, 2,
-                                 -2),
-           GK_ERR_INVALID_VALUE, "batch=-2");
-    EXPECT(gk_cuda_sgemm_batched(g_ctx, R, N, N, 2, 2, 2, 1, NULL, 2, dp, 2, 0, (float *const *)dp,
-                                 2, 2),
-           GK_ERR_NULL_POINTER, "a (the array");
+    TB_EXPECT(gk_cuda_sgemm_strided_batched(g_ctx, R, N, N, 2, 2, 2, 1, d, 2, 0, d, 2, 0, 0, d + 32,
+                                            2, 4, 16),
+              GK_ERR_INVALID_POINTER, "allocation");
+    TB_EXPECT(gk_cuda_sgemm_batched(g_ctx, R, N, N, 2, 2, 2, 1, dp, 2, dp, 2, 0, (float *const *)dp,
+                                    2, -2),
+              GK_ERR_INVALID_VALUE, "batch=-2");
+    TB_EXPECT(gk_cuda_sgemm_batched(g_ctx, R, N, N, 2, 2, 2, 1, NULL, 2, dp, 2, 0,
+                                    (float *const *)dp, 2, 2),
+              GK_ERR_NULL_POINTER, "a (the array");
     const float *hp[2] = {d, d};
     if (!pageable)
-        EXPECT(gk_cuda_sgemm_batched(g_ctx, R, N, N, 2, 2, 2, 1, hp, 2, dp, 2, 0,
-                                     (float *const *)dp, 2, 2),
-               GK_ERR_INVALID_POINTER, "host pointer");
+        TB_EXPECT(gk_cuda_sgemm_batched(g_ctx, R, N, N, 2, 2, 2, 1, hp, 2, dp, 2, 0,
+                                        (float *const *)dp, 2, 2),
+                  GK_ERR_INVALID_POINTER, "host pointer");
     cudaFree(d), cudaFree(dp);
 }
 
