@@ -70,6 +70,14 @@ struct Carve {
         at += gk_round_up(b, 256);
         return off;
     }
+    /* The carved workspace of ctx, allocated (grown) to hold everything taken: *ws its start. */
+    gk_status allocate(gk_cuda_ctx *ctx, char **ws) const {
+        if (overflow || (uint64_t)at > SIZE_MAX / 2)
+            return gk_fail(GK_ERR_OVERFLOW, "%s: the workspace overflows size_t", WHO);
+        const gk_status st = gk_cuda_workspace(ctx, (size_t)at, WHO);
+        *ws = reinterpret_cast<char *>(ctx->work);
+        return st;
+    }
 };
 
 struct Call : gk_tc_call {
@@ -113,11 +121,9 @@ gk_status run_fp8_kernel(const Call &cl, gk_tc_problem p, const Operand op[2], b
         }
         if (need[o]) x_off[o] = cv.take(op[o].rows, x_ld, 1);
     }
-    if (cv.overflow || (uint64_t)cv.at > SIZE_MAX / 2)
-        return gk_fail(GK_ERR_OVERFLOW, "%s: the workspace overflows size_t", WHO);
-    gk_status st = gk_cuda_workspace(ctx, (size_t)cv.at, WHO);
+    char *ws;
+    gk_status st = cv.allocate(ctx, &ws);
     if (st != GK_SUCCESS) return st;
-    char *ws = reinterpret_cast<char *>(ctx->work);
     gk_tc_problem q = p;
     gk_tc_scales *bs[2] = {&q.bs_a, &q.bs_b};
     float *s_dst[2] = {nullptr, nullptr};
@@ -177,11 +183,9 @@ gk_status run_decoded(const Call &cl, gk_tc_problem p, const Operand op[2], int 
     int64_t off[2];
     for (int o = 0; o < 2; o++)
         off[o] = cv.take(op[o].rows, ld, size);
-    if (cv.overflow || (uint64_t)cv.at > SIZE_MAX / 2)
-        return gk_fail(GK_ERR_OVERFLOW, "%s: the workspace overflows size_t", WHO);
-    gk_status st = gk_cuda_workspace(ctx, (size_t)cv.at, WHO);
+    char *ws;
+    gk_status st = cv.allocate(ctx, &ws);
     if (st != GK_SUCCESS) return st;
-    char *ws = reinterpret_cast<char *>(ctx->work);
     gk_tc_problem q = p;
     q.ta = q.tb = to;
     for (int o = 0; o < 2; o++) {
