@@ -3,7 +3,10 @@
  * its contract (hopper.h), below the public entry point: every configuration it instantiates
  * (BF16/FP16 with each operand K- or MN-major, TF32, 3xTF32, the three FP8 pairs with and without
  * float32 promotion) on shapes that are not multiples of any tile, K = 1, every output type,
- * alpha/beta with NaN in C when beta = 0, padded leading dimensions, and guard zones around C.
+ * alpha/beta with NaN in C when beta = 0, padded leading dimensions, and guard zones around C;
+ * each tile width the launcher offers (forced through gk_tc_problem::tile_n, since the launcher's
+ * own choice, sm90_pick.h, takes the narrowest for small shapes) and its choice on two larger
+ * shapes.
  * Inputs are exact in their format, so the float64 reference uses the same values and the bound
  * only has to cover float32 accumulation (FP8 with fast accumulation: the tensor core's shorter
  * accumulator, docs/cuda.md). Skips everything on a device other than sm_90.
@@ -32,6 +35,7 @@ struct tcase {
     float alpha, beta;
     int scales;
     int c_odd_ld; /* ldc = n + 3: C not TMA-aligned, the epilogue's direct path */
+    int tile_n;   /* gk_tc_problem::tile_n (0: the launcher's choice) */
 };
 
 static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
@@ -171,6 +175,7 @@ static void run_case(void) {
     p.scale_a = c.scales ? dscale : nullptr, p.scale_b = c.scales ? dscale + 1 : nullptr;
     p.fp8_fast_accum = c.fast;
     p.k_lo = c.split3 ? ka : 0;
+    p.tile_n = c.tile_n;
     T_REQUIRE(!c.split3 || ka == kb, "3xTF32 test needs equal k_lo");
     T_REQUIRE(gk_hopper_supports(p, g_sm), "gk_hopper_supports rejected the case");
     gk_launch_env env;
@@ -232,8 +237,22 @@ static void add(const char *label, tcase c) {
              c.fast ? "_fast" : "", c.split3 ? "_3x" : "", (long long)c.m, (long long)c.n,
              (long long)c.k, c.alpha, c.beta, c.scales ? "_scaled" : "",
              c.c_odd_ld ? "_oddldc" : "");
+    if (c.tile_n) snprintf(name + strlen(name), sizeof name - strlen(name), "_w%d", c.tile_n);
     g_case = c;
     t_run(name, run_case);
+}
+
+/* A width the launcher does not offer for the problem's types and layouts (only 256 with an
+ * MN-major A) is refused before anything runs. */
+static void width_not_offered(void) {
+    if (g_sm != 90) T_SKIP("needs an sm_90 device (found %d)", g_sm);
+    gk_tc_problem p;
+    memset(&p, 0, sizeof p);
+    p.m = p.n = p.k = 64, p.lda = p.ldb = p.ldc = 64;
+    p.ta = p.tb = GK_BF16, p.tc = GK_F32, p.a_mn_major = 1, p.alpha = 1.0f, p.tile_n = 128;
+    const gk_launch_env env = {0, g_sm, g_sm_count, nullptr};
+    const cudaError_t err = gk_hopper_gemm(p, env);
+    T_CHECK(err == cudaErrorNotSupported, "returned %s", cudaGetErrorString(err));
 }
 
 static tcase mk(gk_format ta, gk_format tb, gk_format tc, int a_mn, int b_mn, int64_t m, int64_t n,
@@ -241,7 +260,7 @@ static tcase mk(gk_format ta, gk_format tb, gk_format tc, int a_mn, int b_mn, in
     tcase c;
     c.ta = ta, c.tb = tb, c.tc = tc, c.a_mn = a_mn, c.b_mn = b_mn;
     c.fast = 0, c.split3 = 0, c.m = m, c.n = n, c.k = k, c.alpha = 1.0f, c.beta = 0.0f;
-    c.scales = 0, c.c_odd_ld = 0;
+    c.scales = 0, c.c_odd_ld = 0, c.tile_n = 0;
     return c;
 }
 
@@ -385,5 +404,44 @@ int main(int argc, char **argv) {
         c.beta = 0.5f;
         add("fp8out", c);
     }
+    /* every tile width the launcher offers (gemm_sm90.cu): partial tiles in both directions,
+     * each output type through the TMA store (its boxes per width), and the direct stores with
+     * beta (odd ldc) */
+    {
+        struct family {
+            gk_format t;
+            int a_mn, b_mn, widths[3];
+        } fams[] = {{GK_BF16, 0, 0, {256, 192, 128}}, {GK_F16, 0, 0, {256, 192, 128}},
+                    {GK_BF16, 0, 1, {256, 192, 128}}, {GK_F16, 0, 1, {256, 192, 128}},
+                    {GK_TF32, 0, 0, {256, 192, 128}}, {GK_F8_E4M3FN, 0, 0, {192, 128, 0}}};
+        for (const family &f : fams)
+            for (int w : f.widths) {
+                if (!w) continue;
+                for (gk_format o : outs) {
+                    tcase c = mk(f.t, f.t, o, f.a_mn, f.b_mn, 300, 520, 200);
+                    c.tile_n = w;
+                    add("width", c);
+                }
+                tcase c = mk(f.t, f.t, GK_BF16, f.a_mn, f.b_mn, 257, 450, 70);
+                c.tile_n = w, c.c_odd_ld = 1, c.beta = -1.0f;
+                add("width", c);
+            }
+        for (const auto &pr : f8) { /* the other FP8 pairs at the narrow width */
+            tcase c = mk(pr[0], pr[1], GK_F32, 0, 0, 200, 300, 300);
+            c.tile_n = 128;
+            add("width", c);
+        }
+        tcase c = mk(GK_TF32, GK_TF32, GK_F32, 0, 0, 190, 333, 300);
+        c.split3 = 1;
+        for (int w : {192, 128}) {
+            c.tile_n = w;
+            add("width_3xtf32", c);
+        }
+    }
+    /* the launcher's own choice on sizes where it keeps wider tiles (on 132 SMs: 256 at 2000,
+     * 192 at 3000; tests/cuda/test_sm90_pick.c) */
+    for (int64_t sz : {2000, 3000})
+        add("pick", mk(GK_BF16, GK_BF16, GK_BF16, 0, 0, sz, sz, 48));
+    T_RUN(width_not_offered);
     return t_finish();
 }

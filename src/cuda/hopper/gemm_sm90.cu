@@ -2,7 +2,8 @@
  * gemm_sm90.cu — launcher of the sm_90a tensor-core kernel (gemm_sm90.cuh) behind the contract of
  * hopper.h: checks what the kernel can take, builds the TMA tensor maps (the driver's
  * cuTensorMapEncodeTiled, resolved through the runtime so the library does not link libcuda),
- * picks the configuration for the operand types and layouts, and launches a persistent grid.
+ * picks the configuration for the operand types and layouts and the tile width for the problem's
+ * size (sm90_pick.h), and launches a persistent grid.
  */
 #include <cudaTypedefs.h> /* PFN_cuTensorMapEncodeTiled */
 
@@ -13,6 +14,7 @@
 #include "cuda/gemm/util.cuh"
 #include "cuda/hopper/gemm_sm90.cuh"
 #include "cuda/hopper/hopper.h"
+#include "cuda/hopper/sm90_pick.h"
 
 namespace {
 
@@ -73,12 +75,13 @@ bool make_map(CUtensorMap *map, int ebytes, const void *base, int64_t inner, int
 }
 
 /* Tensor map of one operand as the kernel's producer reads it: K-major lines of K (box: one
- * stage's K by the tile's rows), or MN-major lines of M/N (box: a 64-wide chunk by the stage's K).
+ * stage's K by the tile's rows), or MN-major lines of M/N (box: a 64-wide chunk by the stage's K,
+ * or by 1/k_parts of it: config::B_KPARTS).
  */
 bool operand_map(CUtensorMap *map, int ebytes, const void *base, int mn_major, int64_t rows,
-                 int64_t k, int64_t ld, int tile_rows) {
+                 int64_t k, int64_t ld, int tile_rows, int k_parts = 1) {
     const int bk = ROW_BYTES / ebytes;
-    return mn_major ? make_map(map, ebytes, base, rows, k, ld * ebytes, CHUNK, bk)
+    return mn_major ? make_map(map, ebytes, base, rows, k, ld * ebytes, CHUNK, bk / k_parts)
                     : make_map(map, ebytes, base, k, rows, ld * ebytes, bk, tile_rows);
 }
 
@@ -89,11 +92,43 @@ bool scale_map(CUtensorMap *map, const gk_tc_scales &sc, int64_t k, int tile_row
                     false);
 }
 
-template <class C> cudaError_t launch(const gk_tc_problem &p, const gk_launch_env &env) {
+/* A launch of `ctas` CTAs of `smem` dynamic shared memory bytes, in clusters of cm along x. */
+cudaLaunchConfig_t launch_config(int ctas, int cm, int smem, cudaStream_t stream,
+                                 cudaLaunchAttribute *attr) {
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(ctas), cfg.blockDim = dim3(THREADS);
+    cfg.dynamicSmemBytes = smem, cfg.stream = stream;
+    attr->id = cudaLaunchAttributeClusterDimension;
+    attr->val.clusterDim.x = cm, attr->val.clusterDim.y = 1, attr->val.clusterDim.z = 1;
+    cfg.attrs = attr, cfg.numAttrs = 1;
+    return cfg;
+}
+
+/* Allows C's dynamic shared memory and counts the clusters that can be resident at once (a GPC's
+ * SMs do not always pair up). Every configuration holds one CTA per SM (gemm_sm90.cuh), so the
+ * count is the same for all of them. */
+template <class C> cudaError_t slots_for(const gk_launch_env &env, int *slots) {
+    cudaError_t err = cudaFuncSetAttribute(
+        gemm_kernel<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM_BYTES);
+    if (err != cudaSuccess) return err;
+    *slots = env.sm_count / C::CM;
+    if (C::CM > 1) {
+        cudaLaunchAttribute attr;
+        const cudaLaunchConfig_t cfg =
+            launch_config(env.sm_count / C::CM * C::CM, C::CM, C::SMEM_BYTES, env.stream, &attr);
+        err = cudaOccupancyMaxActiveClusters(slots, gemm_kernel<C>, &cfg);
+        if (err != cudaSuccess) return err;
+    }
+    return *slots < 1 ? cudaErrorInvalidConfiguration : cudaSuccess;
+}
+
+/* Runs p with configuration C on a persistent grid of `slots` clusters (fewer when there are
+ * fewer tiles). */
+template <class C> cudaError_t launch(const gk_tc_problem &p, const gk_launch_env &env, int slots) {
     const int eb = op_traits<C::OP>::elem_bytes;
     CUtensorMap ma, mb, ma_lo, mb_lo, mc, msa;
     if (!operand_map(&ma, eb, p.a, p.a_mn_major, p.m, p.k, p.lda, BM) ||
-        !operand_map(&mb, eb, p.b, p.b_mn_major, p.n, p.k, p.ldb, C::BN / C::CM))
+        !operand_map(&mb, eb, p.b, p.b_mn_major, p.n, p.k, p.ldb, C::BN / C::CM, C::B_KPARTS))
         return cudaErrorInvalidValue;
     if (p.k_lo > 0) {
         if (!operand_map(&ma_lo, eb, (const char *)p.a + p.k_lo * eb, 0, p.m, p.k, p.lda, BM) ||
@@ -131,46 +166,55 @@ template <class C> cudaError_t launch(const gk_tc_problem &p, const gk_launch_en
     cudaError_t err = cudaFuncSetAttribute(
         gemm_kernel<C>, cudaFuncAttributeMaxDynamicSharedMemorySize, C::SMEM_BYTES);
     if (err != cudaSuccess) return err;
-    /* persistent: as many whole clusters as can be resident at once (a GPC's SMs do not always
-     * pair up), never more than there are tiles */
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute attr[1];
-    cfg.gridDim = dim3(env.sm_count / C::CM * C::CM), cfg.blockDim = dim3(THREADS);
-    cfg.dynamicSmemBytes = C::SMEM_BYTES, cfg.stream = env.stream;
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = C::CM, attr[0].val.clusterDim.y = 1, attr[0].val.clusterDim.z = 1;
-    cfg.attrs = attr, cfg.numAttrs = 1;
-    int slots = env.sm_count / C::CM;
-    if (C::CM > 1) {
-        err = cudaOccupancyMaxActiveClusters(&slots, gemm_kernel<C>, &cfg);
-        if (err != cudaSuccess) return err;
-        if (slots < 1) return cudaErrorInvalidConfiguration;
-    }
     const int clusters = kp.tiles < slots ? kp.tiles : slots;
-    cfg.gridDim = dim3(clusters * C::CM);
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t cfg =
+        launch_config(clusters * C::CM, C::CM, C::SMEM_BYTES, env.stream, &attr);
     err = cudaLaunchKernelEx(&cfg, gemm_kernel<C>, ma, mb, ma_lo, mb_lo, mc, msa, kp);
     return err != cudaSuccess ? err : cudaGetLastError();
 }
 
+/* Runs p with config<OP, BN, A_MN, B_MN, PROMOTE, CM, SC>, BN the width sm90_pick.h chooses
+ * among BNS (widest first) or p.tile_n. Only the widths listed are compiled: each is a kernel. */
+template <int OP, bool A_MN, bool B_MN, bool PROMOTE, int SC, int... BNS>
+cudaError_t launch_best(const gk_tc_problem &p, const gk_launch_env &env) {
+    static constexpr int bns[] = {BNS...};
+    int slots;
+    cudaError_t err = slots_for<config<OP, bns[0], A_MN, B_MN, PROMOTE, CM, SC>>(env, &slots);
+    if (err != cudaSuccess) return err;
+    const int bn =
+        p.tile_n ? p.tile_n : gk_sm90_pick_bn(p.m, p.n, CM, slots, bns, (int)sizeof...(BNS));
+    err = cudaErrorNotSupported;
+    ((bn == BNS ? (err = launch<config<OP, BNS, A_MN, B_MN, PROMOTE, CM, SC>>(p, env, slots))
+                : err),
+     ...);
+    return err;
+}
+
+/* 16-bit operands: three widths with A K-major; an MN-major A keeps the widest tile only, which
+ * bounds the build's kernels (docs/cuda.md). */
 template <int OP> cudaError_t launch_16bit(const gk_tc_problem &p, const gk_launch_env &env) {
-    if (p.a_mn_major && p.b_mn_major) return launch<config<OP, 256, true, true, false, CM>>(p, env);
-    if (p.a_mn_major) return launch<config<OP, 256, true, false, false, CM>>(p, env);
-    if (p.b_mn_major) return launch<config<OP, 256, false, true, false, CM>>(p, env);
-    return launch<config<OP, 256, false, false, false, CM>>(p, env);
+    if (p.a_mn_major && p.b_mn_major)
+        return launch_best<OP, true, true, false, SC_NONE, 256>(p, env);
+    if (p.a_mn_major) return launch_best<OP, true, false, false, SC_NONE, 256>(p, env);
+    if (p.b_mn_major) return launch_best<OP, false, true, false, SC_NONE, 256, 192, 128>(p, env);
+    return launch_best<OP, false, false, false, SC_NONE, 256, 192, 128>(p, env);
 }
 
 bool block_scaled(const gk_tc_problem &p) {
     return p.bs_a.kind != GK_TCS_NONE || p.bs_b.kind != GK_TCS_NONE;
 }
 
+/* FP8: the promoted product holds a second set of accumulators, hence 192 columns at most; fast
+ * accumulation (no promotion) keeps the 256-wide tile. */
 template <int OP> cudaError_t launch_fp8(const gk_tc_problem &p, const gk_launch_env &env) {
     if (block_scaled(p)) {
         if constexpr (OP == OP_E4M3_E4M3)
-            return launch<config<OP, 192, false, false, true, CM, SC_K128>>(p, env);
+            return launch_best<OP, false, false, true, SC_K128, 192>(p, env);
         return cudaErrorNotSupported;
     }
-    if (p.fp8_fast_accum) return launch<config<OP, 256, false, false, false, CM>>(p, env);
-    return launch<config<OP, 192, false, false, true, CM>>(p, env);
+    if (p.fp8_fast_accum) return launch_best<OP, false, false, false, SC_NONE, 256>(p, env);
+    return launch_best<OP, false, false, true, SC_NONE, 192, 128>(p, env);
 }
 
 /* 1 when this library holds sm_90a code for the kernel (it may be built for other targets only). */
@@ -224,7 +268,7 @@ cudaError_t gk_hopper_gemm(const gk_tc_problem &p, const gk_launch_env &env) {
     case OP_F16:
         return launch_16bit<OP_F16>(p, env);
     case OP_TF32:
-        return launch<config<OP_TF32, 256, false, false, false, CM>>(p, env);
+        return launch_best<OP_TF32, false, false, false, SC_NONE, 256, 192, 128>(p, env);
     case OP_E4M3_E4M3:
         return launch_fp8<OP_E4M3_E4M3>(p, env);
     case OP_E4M3_E5M2:

@@ -9,7 +9,8 @@
  *     shared-memory buffers, each guarded by a "full" mbarrier (TMA bytes landed) and an "empty"
  *     one (both consumers done reading). Warpgroups 1 and 2 are consumers: they take the freed
  *     registers and each computes 64 rows of the 128 x BN tile with wgmma, its accumulators in
- *     registers.
+ *     registers. The tile width BN (128, 192 or 256) is the launcher's choice per problem
+ *     (sm90_pick.h: fewer idle SMs in the last round of tiles against more bytes per product).
  *   - Every buffer row is 128 bytes of K (64 BF16/FP16, 32 TF32, 128 FP8 elements) with the
  *     128-byte swizzle, so the descriptors and K steps (32 bytes per wgmma) are the same for every
  *     type; MN-major operands (16-bit types only) are stored as 64-element-wide chunks of K rows.
@@ -18,7 +19,7 @@
  *     and B tiles in L2. The producer runs ahead into the next tile while consumers finish one.
  *   - FP8 without fast accumulation: each stage's four wgmmas accumulate into a temporary that is
  *     added to the float32 accumulator after every 128 of K (the tensor core's FP8 accumulator
- *     keeps fewer mantissa bits than float32). That needs twice the registers, hence BN = 192.
+ *     keeps fewer mantissa bits than float32). That needs twice the registers, hence BN <= 192.
  *   - Block-scaled FP8 (hopper.h's block scales: 1x128 on A, 128x128 on B): the same promotion,
  *     each stage's temporary multiplied by its rows' scales and its columns' block scale as it is
  *     added. A's per-row scales travel with the stage (a TMA box of the transposed float32 scales
@@ -106,12 +107,21 @@ struct config {
      * (EPI_BYTES per consumer), then 2 * STAGES mbarriers */
     static constexpr int SMEM_BYTES = 1024 + STAGES * STAGE_BYTES + 2 * EPI_BYTES + 2 * STAGES * 8;
     static_assert(!(A_MN || B_MN) || op_traits<OP>::elem_bytes == 2, "MN-major needs 16-bit");
-    static_assert(BN == 192 || BN == 256, "wgmma wrappers exist for N = 192 and 256");
+    static_assert(BN == 128 || BN == 192 || BN == 256,
+                  "wgmma wrappers exist for N = 128, 192, 256");
+    /* one CTA per SM whatever the width: the launcher counts resident clusters once per call, for
+     * any configuration (gemm_sm90.cu) */
+    static_assert(2 * SMEM_BYTES > 228 * 1024, "one CTA per SM");
+    static_assert(SMEM_BYTES <= 227 * 1024, "the most dynamic shared memory a CTA may have");
     static_assert(CM == 1 || CM == 2, "clusters of one or two CTAs along M");
     static_assert(SC == SC_NONE || (PROMOTE && op_traits<OP>::elem_bytes == 1 && !A_MN && !B_MN &&
                                     BK == 128 && BN % 64 == 0 && BN <= 256),
                   "block scales: promoted FP8, K-major, one scale block per stage");
-    static_assert(!B_MN || (BN / CHUNK) % CM == 0, "MN-major B chunks split evenly");
+    /* MN-major B: the cluster's CTAs load whole 64-wide chunks each, or, when the chunks do not
+     * split evenly between them (BN = 192), a part of every chunk's K rows each */
+    static constexpr int B_KPARTS = B_MN && (BN / CHUNK) % CM != 0 ? CM : 1;
+    static_assert(!B_MN || (BN / CHUNK) % (CM / B_KPARTS) == 0, "MN-major B chunks split evenly");
+    static_assert(BK % (8 * B_KPARTS) == 0, "K parts of whole 8-row swizzle atoms");
 };
 
 #ifdef GK_SM90A
@@ -125,6 +135,32 @@ __device__ __forceinline__ void tile_coords(const params &p, int t, int &tm, int
     tn = r / rows;
 }
 
+/* One wgmma of C's operand types, m64 x BN x 32 bytes of K (sm90.cuh names them by width). */
+#define GK_SM90_WGMMA(N)                                                                           \
+    if constexpr (C::OP == OP_BF16)                                                                \
+        wgmma_bf16_n##N<C::A_MN, C::B_MN>(d, da, db, scale_d);                                     \
+    else if constexpr (C::OP == OP_F16)                                                            \
+        wgmma_f16_n##N<C::A_MN, C::B_MN>(d, da, db, scale_d);                                      \
+    else if constexpr (C::OP == OP_TF32)                                                           \
+        wgmma_tf32_n##N(d, da, db, scale_d);                                                       \
+    else if constexpr (C::OP == OP_E4M3_E4M3)                                                      \
+        wgmma_e4m3_e4m3_n##N(d, da, db, scale_d);                                                  \
+    else if constexpr (C::OP == OP_E4M3_E5M2)                                                      \
+        wgmma_e4m3_e5m2_n##N(d, da, db, scale_d);                                                  \
+    else                                                                                           \
+        wgmma_e5m2_e4m3_n##N(d, da, db, scale_d);
+template <class C>
+__device__ __forceinline__ void wgmma(float *d, uint64_t da, uint64_t db, int scale_d) {
+    if constexpr (C::BN == 128) {
+        GK_SM90_WGMMA(128)
+    } else if constexpr (C::BN == 192) {
+        GK_SM90_WGMMA(192)
+    } else {
+        GK_SM90_WGMMA(256)
+    }
+}
+#undef GK_SM90_WGMMA
+
 /* One stage's four wgmmas (K = 4 x 32 bytes) for a 64-row slice, into d. */
 template <class C>
 __device__ __forceinline__ void mma_stage(float *d, uint32_t a_base, uint32_t b_base,
@@ -137,22 +173,7 @@ __device__ __forceinline__ void mma_stage(float *d, uint32_t a_base, uint32_t b_
                                     : desc_sw128(a_base + j * 32, 16, 1024);
         const uint64_t db = C::B_MN ? desc_sw128(b_base + j * 2048, C::BK * ROW_BYTES, 1024)
                                     : desc_sw128(b_base + j * 32, 16, 1024);
-        const int scale_d = !(zero_first && j == 0);
-        if constexpr (C::OP == OP_BF16)
-            wgmma_bf16_n256<C::A_MN, C::B_MN>(d, da, db, scale_d);
-        else if constexpr (C::OP == OP_F16)
-            wgmma_f16_n256<C::A_MN, C::B_MN>(d, da, db, scale_d);
-        else if constexpr (C::OP == OP_TF32)
-            wgmma_tf32_n256(d, da, db, scale_d);
-        else if constexpr (C::BN == 256) {
-            if constexpr (C::OP == OP_E4M3_E4M3) wgmma_e4m3_e4m3_n256(d, da, db, scale_d);
-            if constexpr (C::OP == OP_E4M3_E5M2) wgmma_e4m3_e5m2_n256(d, da, db, scale_d);
-            if constexpr (C::OP == OP_E5M2_E4M3) wgmma_e5m2_e4m3_n256(d, da, db, scale_d);
-        } else {
-            if constexpr (C::OP == OP_E4M3_E4M3) wgmma_e4m3_e4m3_n192(d, da, db, scale_d);
-            if constexpr (C::OP == OP_E4M3_E5M2) wgmma_e4m3_e5m2_n192(d, da, db, scale_d);
-            if constexpr (C::OP == OP_E5M2_E4M3) wgmma_e5m2_e4m3_n192(d, da, db, scale_d);
-        }
+        wgmma<C>(d, da, db, !(zero_first && j == 0));
     }
 }
 
@@ -405,12 +426,16 @@ produce(const params &p, uint8_t *smem, uint64_t *full, uint64_t *empty, const C
             } else {
                 tma_load_2d(a_dst, ma, &full[stage], k0, m0);
             }
-            /* this CTA's share of the B tile: chunks or rows [rank, rank + 1) / CM */
+            /* this CTA's share of the B tile: chunks (or K rows of every chunk, config::B_KPARTS)
+             * or rows [rank, rank + 1) / CM */
             if constexpr (C::B_MN) {
-                constexpr int PER = C::BN / CHUNK / C::CM;
+                constexpr int KP = C::B_KPARTS, PER = C::BN / CHUNK / (C::CM / KP);
+                constexpr int ROWS_K = C::BK / KP;
+                const int first_c = KP > 1 ? 0 : rank * PER, kpart = KP > 1 ? rank : 0;
 #pragma unroll
-                for (int c = rank * PER; c < (int)(rank + 1) * PER; ++c)
-                    load_b<C>(b_dst + c * C::BK * ROW_BYTES, mb, &full[stage], n0 + c * CHUNK, k0);
+                for (int c = first_c; c < first_c + PER; ++c)
+                    load_b<C>(b_dst + (c * C::BK + kpart * ROWS_K) * ROW_BYTES, mb, &full[stage],
+                              n0 + c * CHUNK, k0 + kpart * ROWS_K);
             } else {
                 constexpr int ROWS = C::BN / C::CM;
                 load_b<C>(b_dst + rank * ROWS * ROW_BYTES, mb, &full[stage], k0, n0 + rank * ROWS);

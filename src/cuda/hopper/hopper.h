@@ -62,6 +62,9 @@ struct gk_tc_problem {
     int fp8_fast_accum;             /* FP8: skip the float32 promotion every 128 of K */
     int64_t k_lo;                   /* 3xTF32: column of the low parts; 0 otherwise */
     gk_tc_scales bs_a = {}, bs_b = {}; /* block scales (kind GK_TCS_NONE: none) */
+    int tile_n = 0; /* sm_90a tile width: 0 lets the launcher choose (sm90_pick.h); a test may
+                     * force one the launcher offers for p's types and layouts (gemm_sm90.cu),
+                     * another one fails with cudaErrorNotSupported */
 };
 
 /* Bytes per element of a format the GEMM reads or writes (GK_F32/GK_TF32 4, GK_BF16/GK_F16 2,

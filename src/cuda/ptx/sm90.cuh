@@ -188,6 +188,22 @@ __device__ __forceinline__ uint64_t desc_sw128(uint32_t saddr, uint32_t lbo, uin
            (uint64_t)((sbo & 0x3FFFF) >> 4) << 32 | (uint64_t)1 << 62;
 }
 
+#define GK_WGMMA_REGS_64                                                                           \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, "  \
+    "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "   \
+    "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, "   \
+    "%56, %57, %58, %59, %60, %61, %62, %63}"
+#define GK_WGMMA_OUTS_64(d)                                                                        \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),            \
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), \
+        "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), \
+        "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), \
+        "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), \
+        "+f"(d[63])
 #define GK_WGMMA_REGS_96                                                                           \
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, "  \
     "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "   \
@@ -263,16 +279,22 @@ __device__ __forceinline__ uint64_t desc_sw128(uint32_t saddr, uint32_t lbo, uin
                      : "l"(da), "l"(db), "r"(scale_d));                                            \
     }
 
+/* The six wgmmas of one width N, named by operand types and N (wgmma_bf16_n256, ...): NACC = N / 2
+ * accumulators, then the operand numbers O0.. of the descriptors, the scale-d flag and the
+ * transpose immediates. */
+#define GK_WGMMA_WIDTH(N, NACC, O0, O1, O2, O3, O4)                                                \
+    GK_WGMMA_16BIT(wgmma_bf16_n##N, N, NACC, "bf16", O0, O1, O2, O3, O4)                           \
+    GK_WGMMA_16BIT(wgmma_f16_n##N, N, NACC, "f16", O0, O1, O2, O3, O4)                             \
+    GK_WGMMA_KMAJOR(wgmma_tf32_n##N, N, NACC, 8, "tf32", "tf32", O0, O1, O2)                       \
+    GK_WGMMA_KMAJOR(wgmma_e4m3_e4m3_n##N, N, NACC, 32, "e4m3", "e4m3", O0, O1, O2)                 \
+    GK_WGMMA_KMAJOR(wgmma_e4m3_e5m2_n##N, N, NACC, 32, "e4m3", "e5m2", O0, O1, O2)                 \
+    GK_WGMMA_KMAJOR(wgmma_e5m2_e4m3_n##N, N, NACC, 32, "e5m2", "e4m3", O0, O1, O2)
+
 #ifdef GK_SM90A
-GK_WGMMA_16BIT(wgmma_bf16_n256, 256, 128, "bf16", 128, 129, 130, 131, 132)
-GK_WGMMA_16BIT(wgmma_f16_n256, 256, 128, "f16", 128, 129, 130, 131, 132)
-GK_WGMMA_KMAJOR(wgmma_tf32_n256, 256, 128, 8, "tf32", "tf32", 128, 129, 130)
-GK_WGMMA_KMAJOR(wgmma_e4m3_e4m3_n256, 256, 128, 32, "e4m3", "e4m3", 128, 129, 130)
-GK_WGMMA_KMAJOR(wgmma_e4m3_e5m2_n256, 256, 128, 32, "e4m3", "e5m2", 128, 129, 130)
-GK_WGMMA_KMAJOR(wgmma_e5m2_e4m3_n256, 256, 128, 32, "e5m2", "e4m3", 128, 129, 130)
-GK_WGMMA_KMAJOR(wgmma_e4m3_e4m3_n192, 192, 96, 32, "e4m3", "e4m3", 96, 97, 98)
-GK_WGMMA_KMAJOR(wgmma_e4m3_e5m2_n192, 192, 96, 32, "e4m3", "e5m2", 96, 97, 98)
-GK_WGMMA_KMAJOR(wgmma_e5m2_e4m3_n192, 192, 96, 32, "e5m2", "e4m3", 96, 97, 98)
+/* the tile widths of the sm_90a kernel (gemm_sm90.cuh) */
+GK_WGMMA_WIDTH(128, 64, 64, 65, 66, 67, 68)
+GK_WGMMA_WIDTH(192, 96, 96, 97, 98, 99, 100)
+GK_WGMMA_WIDTH(256, 128, 128, 129, 130, 131, 132)
 #endif
 
 } // namespace gk_sm90

@@ -1,0 +1,101 @@
+/*
+ * test_sm90_pick.c — the tile width of the sm_90a kernel (src/cuda/hopper/sm90_pick.h), checked on
+ * the host: the choices for square problems on an H100 (132 SMs, 66 resident clusters of two CTAs)
+ * for each list of widths the launcher offers (gemm_sm90.cu), the estimate behind them, and the
+ * rule that a narrower tile must save more than 1/8 of the estimate. Needs no GPU.
+ */
+#include <stdio.h>
+
+#include "check.h"
+#include "cuda/hopper/sm90_pick.h"
+
+/* The launcher's lists (gemm_sm90.cu), widest first. */
+static const int wide3[] = {256, 192, 128}; /* 16-bit with A K-major, TF32 */
+static const int fp8[] = {192, 128};        /* promoted FP8 */
+
+enum { CM = 2, SLOTS = 66 }; /* H100 SXM: 132 SMs in pairs */
+
+static int pick(int64_t m, int64_t n, const int *bns, int count) {
+    return gk_sm90_pick_bn(m, n, CM, SLOTS, bns, count);
+}
+
+/* Expected width per square size, one list at a time. */
+typedef struct {
+    int64_t size;
+    int wide3, fp8;
+} square;
+
+static const square squares[] = {
+    {1000, 128, 128}, /* 16 clusters' worth of 256-wide tiles: a quarter of the SMs */
+    {1024, 128, 128},
+    {2048, 256, 128}, /* 64 tiles of 128 x 2 x 256 fill one round; 88 of 192 need two */
+    {3072, 192, 192}, /* 144 tiles = 2.2 rounds at 256; 192 columns: 192 tiles, 2.9 */
+    {4096, 256, 192},
+    {6144, 256, 192},
+    {8192, 256, 192}, /* 192 would save 1.6%: not enough for the narrower tile */
+    {16384, 256, 192},
+};
+
+static void squares_h100(void) {
+    for (size_t i = 0; i < sizeof squares / sizeof squares[0]; i++) {
+        const square *s = &squares[i];
+        const int a = pick(s->size, s->size, wide3, 3), c = pick(s->size, s->size, fp8, 2);
+        T_CHECK(a == s->wide3, "%lld: 16-bit %d, expected %d", (long long)s->size, a, s->wide3);
+        T_CHECK(c == s->fp8, "%lld: FP8 %d, expected %d", (long long)s->size, c, s->fp8);
+    }
+}
+
+/* The estimate: rounds of `slots` clusters times the tile width. */
+static void estimate(void) {
+    /* 3072: 12 x 12 tiles of 256 on 66 clusters -> 3 rounds; 12 x 16 of 192 -> 3; 12 x 24 -> 5 */
+    T_CHECK(gk_sm90_tile_cost(3072, 3072, CM, SLOTS, 256) == 3 * 256, "3072 at 256");
+    T_CHECK(gk_sm90_tile_cost(3072, 3072, CM, SLOTS, 192) == 3 * 192, "3072 at 192");
+    T_CHECK(gk_sm90_tile_cost(3072, 3072, CM, SLOTS, 128) == 5 * 128, "3072 at 128");
+    /* partial tiles count whole: 1000 rows are 4 row pairs, 1000 columns 8 tiles of 128 */
+    T_CHECK(gk_sm90_tile_cost(1000, 1000, CM, 1, 128) == 32 * 128, "1000 at 128, one slot");
+    /* clusters of one CTA on all 132 SMs count the same tiles per round */
+    T_CHECK(gk_sm90_tile_cost(3072, 3072, 1, 132, 256) == 3 * 256, "3072 at 256, CM 1");
+    T_CHECK(gk_sm90_tile_cost(1, 1, CM, 0, 256) == 256, "no slots count as one");
+    /* sizes past 32 bits */
+    const int64_t big = (int64_t)1 << 33;
+    T_CHECK(gk_sm90_tile_cost(big, 256, CM, SLOTS, 256) == ((big / 256 + 65) / 66) * 256,
+            "m = 2^33");
+}
+
+/* A narrower width replaces the wider only when more than 1/8 cheaper; ties keep the wider. */
+static void margin(void) {
+    /* one round each: the estimate is the width */
+    const int saves_8th[] = {256, 224}, saves_more[] = {256, 223};
+    T_CHECK(gk_sm90_pick_bn(256, 200, CM, SLOTS, saves_8th, 2) == 256, "exactly 1/8 keeps 256");
+    T_CHECK(gk_sm90_pick_bn(256, 200, CM, SLOTS, saves_more, 2) == 223, "more than 1/8 takes 223");
+    /* 2048: 256 and 128 both estimate 256 (one round against two) */
+    T_CHECK(gk_sm90_tile_cost(2048, 2048, CM, SLOTS, 256) ==
+                gk_sm90_tile_cost(2048, 2048, CM, SLOTS, 128),
+            "2048: a tie");
+    const int two[] = {256, 128};
+    T_CHECK(pick(2048, 2048, two, 2) == 256, "2048: the tie keeps 256");
+    /* one width: taken whatever the size */
+    const int only[] = {192};
+    T_CHECK(gk_sm90_pick_bn(1, 1, CM, SLOTS, only, 1) == 192, "a single width");
+}
+
+/* Non-square and other GPUs: fewer resident clusters, tall and wide problems. */
+static void other_shapes(void) {
+    /* a tall, narrow product: 1024 columns are 4 tiles of 256 or 8 of 128; 16384 rows 64 row
+     * pairs: 256 -> 256 tiles, 4 rounds (1024); 128 -> 512 tiles, 8 rounds (1024): keeps 256 */
+    T_CHECK(pick(16384, 1024, wide3, 3) == 256, "16384 x 1024");
+    /* one row pair, 12288 columns: 48 tiles of 256 or 64 of 192 take one round, 96 of 128 two */
+    T_CHECK(pick(256, 12288, wide3, 3) == 192, "256 x 12288");
+    /* a GPU with 64 resident pairs (SMs that do not pair up): 2048 at 256 fills 64 exactly */
+    T_CHECK(gk_sm90_pick_bn(2048, 2048, CM, 64, wide3, 3) == 256, "2048 on 64 clusters");
+    /* 3072 on 57 pairs (114 SMs, H100 PCIe): 144 tiles -> 3 rounds; 192: 192 tiles -> 4 */
+    T_CHECK(gk_sm90_pick_bn(3072, 3072, CM, 57, wide3, 3) == 256, "3072 on 57 clusters");
+}
+
+int main(void) {
+    T_RUN(squares_h100);
+    T_RUN(estimate);
+    T_RUN(margin);
+    T_RUN(other_shapes);
+    return t_finish();
+}
