@@ -6,7 +6,8 @@
 
 numpy float32 arrays of any strides are accepted: C- or F-ordered arrays, transposed views and
 row- or column-padded slices are passed to the library as they are (the leading dimension comes
-from the strides); anything else is copied first. CUDA arrays (torch tensors, objects with
+from the strides); anything else is copied first. torch CPU tensors (float32, bfloat16, float16)
+are taken as numpy views of their memory. CUDA arrays (torch tensors, objects with
 __cuda_array_interface__ or a CUDA __dlpack__, e.g. cupy arrays) run on the GPU when the library
 has the CUDA backend, in float32, bfloat16, float16, float8_e4m3fn or float8_e5m2 (docs/python.md,
 "Mixed precision"). Block-scaled operands (FP8/FP6/FP4 codes with 1x128 / 128x128 float32 or
@@ -18,7 +19,7 @@ import ctypes
 
 import numpy as np
 
-from . import _batched, _cuda, _host, _lowp
+from . import _batched, _cuda, _host, _lowp, _torch_cpu
 from . import formats  # low-precision formats and MX scaling: gemmkit.formats
 from ._layout import NO_TRANS, ROW, TRANS, Operand, gemm_shape, operand_args, output_layout
 from ._lib import GemmkitError, Status, CpuInfo, check, lib, library_path
@@ -82,7 +83,8 @@ def gemm(a, b, c=None, trans_a=False, trans_b=False, alpha=1.0, beta=0.0, *, sca
 
     c is updated in place (it must be a writable array of shape m x n: float32, bfloat16 or
     float16); without c a new array is returned and beta must be 0. numpy bfloat16 (ml_dtypes)
-    or float16 operands (both the same) run gk_gemm_ex on the CPU. With
+    or float16 operands (both the same) run gk_gemm_ex on the CPU; torch CPU tensors run as
+    numpy views of their memory (the result, without c, as a torch tensor). With
     beta == 0, c is not read (NaN in it do not propagate). CUDA arrays are dispatched to the GPU
     (see the module docstring); only there do the keywords apply: scale_a/scale_b, one-element
     float32 device arrays multiplying a and b (per-tensor FP8 scales); fp32_mode for float32
@@ -94,6 +96,13 @@ def gemm(a, b, c=None, trans_a=False, trans_b=False, alpha=1.0, beta=0.0, *, sca
     if scale_a is not None or scale_b is not None or fp32_mode is not None or fp8_fast_accum:
         raise ValueError("gemmkit: scale_a, scale_b, fp32_mode and fp8_fast_accum apply to CUDA "
                          "arrays; the CPU multiplies float32")
+    if _torch_cpu.is_tensor(a) or _torch_cpu.is_tensor(b) or _torch_cpu.is_tensor(c):
+        return _torch_cpu.gemm(_host_gemm, a, b, c, trans_a, trans_b, alpha, beta)
+    return _host_gemm(a, b, c, trans_a, trans_b, alpha, beta)
+
+
+def _host_gemm(a, b, c, trans_a, trans_b, alpha, beta):
+    """gemm on host (numpy) arrays."""
     if _lowp.wants(a, b, c):  # bfloat16 / float16 host arrays: gk_gemm_ex
         return _lowp.host_gemm(a, b, c, trans_a, trans_b, alpha, beta)
     a, b = _host_array(a, "a"), _host_array(b, "b")

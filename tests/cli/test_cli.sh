@@ -5,28 +5,9 @@
 # writes a CSV whose rows passed the float64 check, and that the noise gauge appears exactly when
 # two peer columns report the same kernel. Prints ok/FAIL/skip lines.
 set -u
-cli=${GK_BUILD:-build}/bin/gemmkit
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-if [ ! -x "$cli" ]; then
-    echo "FAIL cli_exists: $cli not built"
-    exit 1
-fi
+. "$(dirname "$0")/cli_lib.sh"
+cli_setup cli
 
-# expect NAME STATUS PATTERN -- COMMAND...: exit status must be STATUS and output match PATTERN.
-expect() {
-    local name=$1 want=$2 pat=$3
-    shift 4
-    "$@" >"$tmp/out" 2>&1
-    local rc=$?
-    if [ "$rc" -ne "$want" ]; then
-        echo "FAIL $name: exit $rc, expected $want; output: $(tail -n 3 "$tmp/out" | tr '\n' ' ')"
-    elif ! grep -Eq -- "$pat" "$tmp/out"; then
-        echo "FAIL $name: output lacks /$pat/: $(tail -n 3 "$tmp/out" | tr '\n' ' ')"
-    else
-        echo "ok $name"
-    fi
-}
 
 expect help 0 'commands:' -- "$cli" --help
 expect info 0 'kernel family +(generic|avx2|avx512)' -- "$cli" info

@@ -11,29 +11,9 @@
 # per-tensor FP8 must answer wherever its BF16 does (it once failed every call with status 15).
 # Without the CUDA backend or a device those cases skip.
 set -u
-cli=${GK_BUILD:-build}/bin/gemmkit
+. "$(dirname "$0")/cli_lib.sh"
+cli_setup cli_dtype
 PY=${GK_PYTHON:-python3}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-if [ ! -x "$cli" ]; then
-    echo "FAIL cli_dtype_exists: $cli not built"
-    exit 1
-fi
-
-# expect NAME STATUS PATTERN -- COMMAND...: exit status must be STATUS and output match PATTERN.
-expect() {
-    local name=$1 want=$2 pat=$3
-    shift 4
-    "$@" >"$tmp/out" 2>&1
-    local rc=$?
-    if [ "$rc" -ne "$want" ]; then
-        echo "FAIL $name: exit $rc, expected $want; output: $(tail -n 3 "$tmp/out" | tr '\n' ' ')"
-    elif ! grep -Eq -- "$pat" "$tmp/out"; then
-        echo "FAIL $name: output lacks /$pat/: $(tail -n 3 "$tmp/out" | tr '\n' ' ')"
-    else
-        echo "ok $name"
-    fi
-}
 
 expect dtype_run_help 0 '--dtype D' -- "$cli" run --help
 expect dtype_bench_help 0 'cuBLASLt' -- "$cli" bench --dtype bf16 --help
