@@ -27,3 +27,12 @@ cli: $(CALL_AB)
 $(CALL_AB): bench/probe/call_ab.c include/gemmkit.h $(HARNESS_OBJ)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -I. $(CFLAGS) $< -o $@ $(HARNESS_OBJ) -ldl -lm
+
+# gk-batch-bench (bench/probe/batch_bench.c): batched SGEMM against a loop of calls and peers'
+# cblas_sgemm_batch (issue 19's batched target). Linked with the static library, whose
+# cblas_sgemm_batch it calls.
+BATCH_BENCH := $(BUILD)/bin/gk-batch-bench
+cli: $(BATCH_BENCH)
+$(BATCH_BENCH): bench/probe/batch_bench.c include/gemmkit.h src/blas/cblas_abi.h $(STLIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -I. $(CFLAGS) $< -o $@ $(STLIB) $(CUDA_LIBS) -ldl -lm -lpthread

@@ -38,14 +38,19 @@ static void read_verbose(void) {
     verbose = v && *v && !(v[0] == '0' && v[1] == '\0');
 }
 
-void gk_blas_sgemm_run(const char *who, atomic_int *logged, char transa, char transb, int m, int n,
-                       int k, float alpha, const float *a, int lda, const float *b, int ldb,
-                       float beta, float *c, int ldc) {
+int gk_blas_verbose(const char *who, atomic_int *logged) {
     pthread_once(&verbose_once, read_verbose);
     if (verbose) {
         if (!atomic_exchange(logged, 1))
             fprintf(stderr, "gemmkit: %s called (gemmkit %s BLAS interface)\n", who, gk_version());
     }
+    return verbose;
+}
+
+void gk_blas_sgemm_run(const char *who, atomic_int *logged, char transa, char transb, int m, int n,
+                       int k, float alpha, const float *a, int lda, const float *b, int ldb,
+                       float beta, float *c, int ldc) {
+    const int verbose = gk_blas_verbose(who, logged);
     /* Reference SGEMM's quick return: C is not even read. */
     if (m == 0 || n == 0 || ((alpha == 0.0f || k == 0) && beta == 1.0f)) return;
     const gk_trans ta = lsame(transa, 'N') ? GK_NO_TRANS : GK_TRANS;

@@ -12,14 +12,19 @@
  * their blocks are packed (element sizes, k padding, the pack functions) and the kernel is the
  * low-precision one (kernels/lp.h); everything else here is shared with gk_sgemm.
  *
- * Threading (gk_parallel, one step per call): C is split over the plan's tm x tn grid of threads
- * and each thread runs the whole loop nest on its own block of C with its own packed A and B: no
- * shared buffers and no barriers. The packing buffer belongs to the calling thread (kept between
- * its calls): concurrent calls share nothing.
+ * Threading (gk_parallel, one step per call): C is split over the plan's tm x tn grid of blocks,
+ * one per thread, and each block into the plan's column chunks. A chunk is run by one thread
+ * through the whole loop nest with that thread's own packed A and B: no shared buffers and no
+ * barriers. Each thread takes its own block's chunks in order, then any chunks other threads
+ * have not started (gemm_thread). A C with fewer tiles than threads is split over k instead: the
+ * threads take ranges of k, each computing all of C into its own buffer, summed in a fixed order
+ * after the step (run_k_range, sum_k_ranges). The packing buffer belongs to the calling thread
+ * (kept between its calls): concurrent calls share nothing.
  */
 #include "cpu/frame/frame.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,7 +40,13 @@ typedef struct gemm_ctx {
     int64_t kgrain;                        /* packed k blocks are padded to a multiple of this */
     int64_t pa_bytes, pb_bytes, tmp_bytes; /* per thread */
     char *buf;
+    /* Per block: how many of its chunks have been taken, one cache line each (buf's tail); with
+     * a k split, block 0's counts the k ranges taken. */
+    _Atomic int64_t *taken;
+    float *partial; /* k split: range p's m x n product at partial + p m n (column-major, ld m) */
 } gemm_ctx;
+
+enum { TAKEN_STRIDE = 64 / sizeof(int64_t) }; /* one block's counter per cache line */
 
 static int64_t ceil_div(int64_t a, int64_t b) {
     return (a + b - 1) / b;
@@ -137,27 +148,15 @@ static inline void run_tile_acols(const gemm_ctx *x, int64_t kb, const float *a,
         x->u->acols(kb, a, g->lda, b, c, g->ldc, g->alpha, beta, nv);
 }
 
-/* Thread tid's whole share: the C block of its row slice ti and column slice tj, computed by a
- * sequential five-loop nest with its own packed A and B buffers. A is packed tn times in all
- * and B tm times, the traffic choose_grid weighs, and in exchange no thread ever waits for
- * another: a thread that the OS deschedules delays only its own block (with shared,
- * barrier-synchronised packing a busy core held every thread back: docs/cpu.md, "Threads"). */
-static void gemm_thread(void *ctx, int tid, int nth) {
-    const gemm_ctx *x = ctx;
+/* Rows m0..m1 and columns n0..n1 of C, by a sequential five-loop nest with the packed A and B
+ * buffers pa and pb. A is packed once per column chunk and B once per block row, the traffic
+ * choose_grid and the chunk width weigh; every element of C gets its k blocks in the same order
+ * whoever runs it, so splitting C changes no result, whatever the thread count or timing. */
+static void run_block(const gemm_ctx *x, int64_t m0, int64_t m1, int64_t n0, int64_t n1, char *pa,
+                      char *pb, void *tmp) {
     const gk_gemm_args *g = x->g;
     const gk_packed_plan *pk = &x->pk;
     const int mr = x->u->mr, nr = x->u->nr;
-    int tm = pk->tm, tn = pk->tn;
-    /* fewer threads granted than planned (gk_parallel): a 1 x nth grid, same blocks */
-    if (nth != x->threads) tm = 1, tn = nth;
-    int64_t a0, a1, b0, b1; /* this thread's MR and NR panels of all of C */
-    gk_split(ceil_div(g->m, mr), tm, tid / tn, &a0, &a1);
-    gk_split(ceil_div(g->n, nr), tn, tid % tn, &b0, &b1);
-    const int64_t m0 = a0 * mr, m1 = min64(a1 * mr, g->m), n0 = b0 * nr, n1 = min64(b1 * nr, g->n);
-    char *pa = x->buf + tid * (x->pa_bytes + x->pb_bytes + x->tmp_bytes), *pb = pa + x->pa_bytes;
-    void *tmp = pb + x->pb_bytes;
-    if (x->lp && x->lp->thread_begin) x->lp->thread_begin();
-
     for (int64_t jc = n0; jc < n1; jc += pk->nc) {
         const int64_t nb = min64(pk->nc, n1 - jc), npb = ceil_div(nb, nr);
         for (int64_t pc = 0; pc < g->k; pc += pk->kc) {
@@ -196,6 +195,83 @@ static void gemm_thread(void *ctx, int tid, int nth) {
                     }
                 }
             }
+        }
+    }
+}
+
+/* k range p of x->pk.ksplit (whole kc blocks, split evenly): alpha op(A) op(B) over it into
+ * partial buffer p, with beta 0 (the buffer is not read). */
+static void run_k_range(const gemm_ctx *x, int p, char *pa, char *pb, void *tmp) {
+    const gk_gemm_args *g = x->g;
+    int64_t q0, q1;
+    gk_split(ceil_div(g->k, x->pk.kc), x->pk.ksplit, p, &q0, &q1);
+    const int64_t k0 = q0 * x->pk.kc, k1 = min64(q1 * x->pk.kc, g->k);
+    gk_gemm_args r = *g;
+    r.k = k1 - k0;
+    r.a = g->a + (g->transa ? k0 : k0 * g->lda); /* plain A is m x k, transposed k x m */
+    r.b = g->b + (g->transb ? k0 * g->ldb : k0);
+    r.c = x->partial + (int64_t)p * g->m * g->n, r.ldc = g->m, r.beta = 0.0f;
+    gemm_ctx y = *x;
+    y.g = &r;
+    if (r.k > 0) run_block(&y, 0, g->m, 0, g->n, pa, pb, tmp);
+}
+
+/* C = beta C + the sum of the k ranges' products, in a fixed pairwise order (range p + s into p
+ * for s = 1, 2, 4, ...), so the bits depend on the number of ranges and never on timing. beta 0
+ * does not read C. */
+static void sum_k_ranges(const gemm_ctx *x) {
+    const gk_gemm_args *g = x->g;
+    const int64_t mn = g->m * g->n;
+    for (int s = 1; s < x->pk.ksplit; s *= 2)
+        for (int p = 0; p + s < x->pk.ksplit; p += 2 * s) {
+            float *dst = x->partial + p * mn;
+            const float *src = x->partial + (p + s) * mn;
+            for (int64_t i = 0; i < mn; i++)
+                dst[i] += src[i];
+        }
+    for (int64_t j = 0; j < g->n; j++) {
+        float *c = g->c + j * g->ldc;
+        const float *sum = x->partial + j * g->m;
+        if (g->beta == 0.0f)
+            memcpy(c, sum, (size_t)g->m * sizeof *c);
+        else
+            for (int64_t i = 0; i < g->m; i++)
+                c[i] = sum[i] + g->beta * c[i];
+    }
+}
+
+/* Thread tid's share: the chunks of its own block (row slice ti, column slice tj of the grid),
+ * then, when those are done, chunks of the other blocks that no thread has taken yet. A thread
+ * the OS deschedules so delays only the chunk it is in (with shared, barrier-synchronised
+ * packing a busy core held every thread back: docs/cpu.md, "Threads"). */
+static void gemm_thread(void *ctx, int tid, int nth) {
+    const gemm_ctx *x = ctx;
+    const gk_gemm_args *g = x->g;
+    const int mr = x->u->mr, nr = x->u->nr, chunks = x->pk.chunks;
+    int tm = x->pk.tm, tn = x->pk.tn;
+    /* fewer threads granted than planned (gk_parallel): a 1 x nth grid, same blocks */
+    if (nth != x->threads) tm = 1, tn = nth;
+    char *pa = x->buf + tid * (x->pa_bytes + x->pb_bytes + x->tmp_bytes), *pb = pa + x->pa_bytes;
+    void *tmp = pb + x->pb_bytes;
+    if (x->lp && x->lp->thread_begin) x->lp->thread_begin();
+    /* k split: the ranges, taken in turn by whichever thread is free */
+    for (int64_t p;
+         x->pk.ksplit > 1 &&
+         (p = atomic_fetch_add_explicit(&x->taken[0], 1, memory_order_relaxed)) < x->pk.ksplit;)
+        run_k_range(x, (int)p, pa, pb, tmp);
+    for (int v = 0; v < nth && x->pk.ksplit == 1; v++) {
+        const int blk = (tid + v) % nth;
+        int64_t a0, a1, b0, b1; /* the block's MR and NR panels of all of C */
+        gk_split(ceil_div(g->m, mr), tm, blk / tn, &a0, &a1);
+        gk_split(ceil_div(g->n, nr), tn, blk % tn, &b0, &b1);
+        for (;;) {
+            const int64_t s =
+                atomic_fetch_add_explicit(&x->taken[blk * TAKEN_STRIDE], 1, memory_order_relaxed);
+            if (s >= chunks) break;
+            int64_t c0, c1; /* the chunk's NR panels */
+            gk_split(b1 - b0, chunks, (int)s, &c0, &c1);
+            run_block(x, a0 * mr, min64(a1 * mr, g->m), (b0 + c0) * nr, min64((b0 + c1) * nr, g->n),
+                      pa, pb, tmp);
         }
     }
     if (x->lp && x->lp->thread_end) x->lp->thread_end();
@@ -255,19 +331,28 @@ static int64_t round64(int64_t bytes) {
 gk_status gk_frame_gemm_lp(const gk_gemm_args *g, const gk_ukr_desc *u, const gk_frame_lp *lp,
                            const gk_packed_plan *pk, int threads) {
     gemm_ctx x = {.g = g, .u = u, .pk = *pk, .threads = threads, .lp = lp};
+    /* A low-precision C has no float32 partial sums to add: its threads take columns of C. */
+    if (lp && x.pk.ksplit > 1) x.pk.ksplit = 1, x.pk.tm = 1, x.pk.tn = threads;
     x.esize = lp ? lp->esize : 4, x.psize = lp ? lp->psize : 4, x.kgrain = lp ? lp->kgrain : 1;
     /* each thread's A block, B block and pack scratch, each 64-byte aligned */
     x.pa_bytes = round64(pk->mc * kpad(&x, pk->kc) * x.psize);
     x.pb_bytes = round64(pk->nc * kpad(&x, pk->kc) * x.psize);
     x.tmp_bytes = lp ? round64(lp->tmp_floats * 4) : 0;
-    const int64_t floats = threads * (x.pa_bytes + x.pb_bytes + x.tmp_bytes) / 4;
+    const int64_t pack_bytes = threads * (x.pa_bytes + x.pb_bytes + x.tmp_bytes);
+    const int64_t partial_floats = x.pk.ksplit > 1 ? x.pk.ksplit * g->m * g->n : 0;
+    const int64_t floats = (pack_bytes + threads * 64) / 4 + partial_floats;
     float *own = NULL;
     x.buf = (char *)pack_buffer(floats, &own);
     if (!x.buf)
         return gk_fail(GK_ERR_OUT_OF_MEMORY, "%s: cannot allocate %lld bytes of packing buffers",
                        lp ? "gk_gemm_ex" : "gk_sgemm",
                        (long long)(floats * (int64_t)sizeof(float)));
+    x.taken = (_Atomic int64_t *)(x.buf + pack_bytes);
+    for (int t = 0; t < threads; t++)
+        atomic_init(&x.taken[t * TAKEN_STRIDE], 0);
+    x.partial = (float *)(x.buf + pack_bytes + threads * 64);
     gk_parallel(threads, gemm_thread, &x);
+    if (x.pk.ksplit > 1) sum_k_ranges(&x);
     free(own);
     return GK_SUCCESS;
 }

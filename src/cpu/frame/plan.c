@@ -48,12 +48,20 @@ int gk_plan_packed(const gk_gemm_args *g, const gk_ukr_desc *u, const gk_blockin
     }
 
     const int64_t mt = ceil_div(g->m, mr), nt = ceil_div(g->n, nr);
-    if (threads > mt * nt) threads = (int)(mt * nt);
     const double per_thread = gk_plan_mnk(g) / GK_PLAN_MNK_PER_THREAD;
     if ((double)threads > per_thread) threads = per_thread < 1.0 ? 1 : (int)per_thread;
     if (threads < 1) threads = 1;
-    /* A's pack is a transpose when A is transposed, B's when B is not (pack_body.h) */
-    choose_grid(threads, mt, nt, mr, nr, !g->transb && !g->transa, &x->tm, &x->tn);
+    /* Small C, long k: ranges of k instead of blocks of C (plan.h). */
+    const int64_t kparts = min64(threads, g->k / GK_PLAN_KSPLIT_MIN_K);
+    x->ksplit = 1;
+    if (kparts >= 2 && mt * nt < threads) {
+        x->ksplit = (int)kparts, threads = (int)kparts;
+        x->tm = x->tn = 1;
+    } else {
+        if (threads > mt * nt) threads = (int)(mt * nt);
+        /* A's pack is a transpose when A is transposed, B's when B is not (pack_body.h) */
+        choose_grid(threads, mt, nt, mr, nr, !g->transb && !g->transa, &x->tm, &x->tn);
+    }
     /* Blocks need not be larger than a thread's share. (A team smaller than `threads` runs a
      * 1 x t grid with these blocks: only more of them; gemm.c.) */
     const int64_t rows = ceil_div(mt, x->tm) * mr;
@@ -69,6 +77,10 @@ int gk_plan_packed(const gk_gemm_args *g, const gk_ukr_desc *u, const gk_blockin
                   rows > x->mc && ceil_div(nt, x->tn) * nr <= x->mc;
     x->mc = min64(x->mc, rows);
     x->nc = min64(x->nc, ceil_div(nt, x->tn) * nr);
+    /* One thread has no one to take its chunks: it keeps one block. */
+    const int64_t chunks = ceil_div(nt, x->tn) * nr / GK_PLAN_STEAL_MIN_COLS;
+    x->chunks =
+        threads == 1 || x->ksplit > 1 || chunks < 1 ? 1 : (int)min64(chunks, GK_PLAN_STEAL_CHUNKS);
     return threads;
 }
 
@@ -97,9 +109,9 @@ void gk_plan_log(const char *who, gk_layout layout, gk_trans transa, gk_trans tr
                  int64_t n, int64_t k, gk_plan p, const gk_packed_plan *x) {
     char opts[160] = "";
     if (p.path == GK_PATH_PACKED) {
-        snprintf(opts, sizeof opts, " grid=%dx%d mc=%lld kc=%lld nc=%lld%s%s%s", x->tm, x->tn,
-                 (long long)x->mc, (long long)x->kc, (long long)x->nc,
-                 x->bcols ? " b-in-place" : "", x->acols ? " a-in-place" : "",
+        snprintf(opts, sizeof opts, " grid=%dx%d chunks=%d ksplit=%d mc=%lld kc=%lld nc=%lld%s%s%s",
+                 x->tm, x->tn, x->chunks, x->ksplit, (long long)x->mc, (long long)x->kc,
+                 (long long)x->nc, x->bcols ? " b-in-place" : "", x->acols ? " a-in-place" : "",
                  x->stream_a ? " a-streamed" : "");
     }
     fprintf(stderr, "gemmkit: %s %s %c%c m=%lld n=%lld k=%lld path=%s threads=%d%s\n", who,

@@ -62,6 +62,26 @@ enum {
      * micro-panel at a time while prefetching the next (stream_a), provided an A micro-panel
      * column fits this many bytes: the prefetch covers one cache line per column. */
     GK_PLAN_STREAM_A_MAX_COL_BYTES = 64,
+
+    /* Work that survives a descheduled thread: each thread's block of C is cut into up to
+     * GK_PLAN_STEAL_CHUNKS column chunks, which its owner runs in order and an idle thread takes
+     * over once its own are done (gemm.c). Each chunk packs its rows of A again, which costs
+     * about 15 / (its width) of its time (a float packed at ~30 GB/s against one multiply-add per
+     * float per column at ~110 G/s), so chunks are few and at least GK_PLAN_STEAL_MIN_COLS wide;
+     * two chunks already let a thread with a core of its own take over half of a slowed one's
+     * block (docs/cpu.md, "The planner"). */
+    GK_PLAN_STEAL_CHUNKS = 2,
+    GK_PLAN_STEAL_MIN_COLS = 512,
+
+    /* k split: when C has fewer MR x NR tiles than the call has threads, splitting C leaves
+     * threads idle; the threads instead take ranges of k, each computing all of C into a private
+     * buffer, summed afterwards in a fixed pairwise order (gemm.c). Each range is at least
+     * GK_PLAN_KSPLIT_MIN_K long, so writing and summing a partial C (m n floats) is a few
+     * hundredths of a percent of its m n k multiply-adds. With as many tiles as threads C is
+     * split as usual: on 2 threads the k split of 64x64 (12 tiles) lost to the split C
+     * (docs/cpu.md, "Threads"). Results then depend on the thread count (docs/cpu.md,
+     * "Reproducibility"). */
+    GK_PLAN_KSPLIT_MIN_K = 4096,
 };
 
 /* The paths of a call. */
@@ -79,6 +99,8 @@ typedef struct gk_packed_plan {
     int bcols;          /* full B panels read in place by the kernel's bcols variant */
     int acols;          /* full A panels read in place by the kernel's acols variants */
     int stream_a;       /* A packed one panel at a time, a later one prefetched (narrow B) */
+    int chunks;         /* column chunks per thread block, taken dynamically (gemm.c) */
+    int ksplit;         /* k ranges computed apart and summed (1: none); then tm = tn = 1 */
 } gk_packed_plan;
 
 /* A call's plan: its path and thread count (kept in registers on the tiny calls' way: the

@@ -1,0 +1,179 @@
+/*
+ * test_ksplit.c — the packed path's k split (docs/cpu.md, "Threads"): a C with fewer MR x NR
+ * tiles than threads and a long k is computed as ranges of k on separate threads, summed in a
+ * fixed order. Each case must be split (its GEMMKIT_VERBOSE line on 2 threads says ksplit=2 or
+ * more), lie within the accuracy rule of the float64 reference on 2, 3, 4 and 7 threads (layouts,
+ * transpositions, padded leading dimensions, beta 0 over NaN and beta != 0), and give the same
+ * bits on every run with the same thread count, also while a spinning thread competes for the
+ * cores. gk_gemm_ex on such a shape (whose low-precision C cannot be summed in parts) must still
+ * give the 1-thread bits.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "ref.h"
+
+typedef struct {
+    gk_layout layout;
+    gk_trans ta, tb;
+    int64_t m, n, k, pad;
+    float alpha, beta;
+} ks_case;
+
+static const ks_case cases[] = {
+    {GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, 32, 12, 60000, 0, 1.0f, 0.0f},
+    {GK_COL_MAJOR, GK_TRANS, GK_NO_TRANS, 17, 5, 30001, 3, -0.5f, 0.5f},
+    {GK_COL_MAJOR, GK_NO_TRANS, GK_TRANS, 9, 11, 40000, 1, 2.0f, -1.0f},
+    {GK_ROW_MAJOR, GK_TRANS, GK_TRANS, 7, 20, 50000, 2, 1.0f, 0.0f},
+    {GK_ROW_MAJOR, GK_NO_TRANS, GK_NO_TRANS, 12, 30, 33333, 0, 0.75f, 1.0f},
+};
+enum { NCASES = sizeof cases / sizeof cases[0] };
+
+typedef struct {
+    float *a, *b, *c0, *c;
+    int64_t lda, ldb, ldc, nc;
+} ks_data;
+
+static int64_t stored_ld(gk_layout layout, gk_trans t, int64_t rows, int64_t cols, int64_t pad) {
+    return t_min_ld(layout, t, rows, cols) + pad;
+}
+
+static int ks_init(ks_data *d, const ks_case *cs, t_rng *r) {
+    const int row = cs->layout == GK_ROW_MAJOR;
+    d->lda = stored_ld(cs->layout, cs->ta, cs->m, cs->k, cs->pad);
+    d->ldb = stored_ld(cs->layout, cs->tb, cs->k, cs->n, cs->pad);
+    d->ldc = stored_ld(cs->layout, GK_NO_TRANS, cs->m, cs->n, cs->pad);
+    /* stored A has (layout's "other" extent) lines of lda */
+    const int64_t a_lines =
+        row ? (cs->ta != GK_NO_TRANS ? cs->k : cs->m) : (cs->ta != GK_NO_TRANS ? cs->m : cs->k);
+    const int64_t b_lines =
+        row ? (cs->tb != GK_NO_TRANS ? cs->n : cs->k) : (cs->tb != GK_NO_TRANS ? cs->k : cs->n);
+    const int64_t na = a_lines * d->lda, nb = b_lines * d->ldb;
+    d->nc = (row ? cs->m : cs->n) * d->ldc;
+    d->a = malloc(sizeof(float) * na), d->b = malloc(sizeof(float) * nb);
+    d->c0 = malloc(sizeof(float) * d->nc), d->c = malloc(sizeof(float) * d->nc);
+    if (!d->a || !d->b || !d->c0 || !d->c) return -1;
+    t_fill_random(d->a, na, r);
+    t_fill_random(d->b, nb, r);
+    t_fill_random(d->c0, d->nc, r);
+    if (cs->beta == 0.0f)
+        for (int64_t i = 0; i < d->nc; i++)
+            d->c0[i] = NAN; /* must not leak */
+    return 0;
+}
+
+static void ks_free(ks_data *d) {
+    free(d->a), free(d->b), free(d->c0), free(d->c);
+}
+
+static int run(const ks_case *cs, ks_data *d, int threads) {
+    memcpy(d->c, d->c0, sizeof(float) * d->nc);
+    if (gk_set_num_threads(threads) != GK_SUCCESS) return 0;
+    return gk_sgemm(cs->layout, cs->ta, cs->tb, cs->m, cs->n, cs->k, cs->alpha, d->a, d->lda, d->b,
+                    d->ldb, cs->beta, d->c, d->ldc) == GK_SUCCESS;
+}
+
+/* The planner's k split for a case on 2 threads, from its GEMMKIT_VERBOSE line; -1 if none. */
+static int ksplit_on_two(const ks_case *cs, ks_data *d) {
+    char path[] = "/tmp/gk_ksplit_XXXXXX", text[4096];
+    const int fd = mkstemp(path);
+    if (fd < 0) return -1;
+    unlink(path);
+    fflush(stderr);
+    const int saved = dup(STDERR_FILENO);
+    dup2(fd, STDERR_FILENO);
+    run(cs, d, 2);
+    fflush(stderr);
+    dup2(saved, STDERR_FILENO);
+    close(saved);
+    const ssize_t len = pread(fd, text, sizeof text - 1, 0);
+    close(fd);
+    text[len > 0 ? len : 0] = '\0';
+    const char *at = strstr(text, "ksplit=");
+    return at ? atoi(at + 7) : -1;
+}
+
+static atomic_int spinning;
+static void *spin(void *arg) {
+    (void)arg;
+    while (atomic_load_explicit(&spinning, memory_order_relaxed))
+        ;
+    return NULL;
+}
+
+static void split_results(void) {
+    static const int threads[] = {2, 3, 4, 7};
+    t_rng r = {0x6b5e1170};
+    for (int i = 0; i < NCASES; i++) {
+        const ks_case *cs = &cases[i];
+        ks_data d;
+        T_REQUIRE(ks_init(&d, cs, &r) == 0, "out of memory");
+        double *ref = malloc(sizeof(double) * cs->m * cs->n),
+               *scale = malloc(sizeof(double) * cs->m * cs->n);
+        float *first = malloc(sizeof(float) * d.nc);
+        T_REQUIRE(ref && scale && first, "out of memory");
+        t_ref_sgemm(cs->layout, cs->ta, cs->tb, cs->m, cs->n, cs->k, cs->alpha, d.a, d.lda, d.b,
+                    d.ldb, cs->beta, d.c0, d.ldc, ref, scale);
+        const int ks = ksplit_on_two(cs, &d);
+        T_CHECK(ks >= 2, "case %d: 2-thread plan has ksplit=%d, want >= 2 (the case tests nothing)",
+                i, ks);
+        for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
+            T_REQUIRE(run(cs, &d, threads[t]), "case %d: call failed: %s", i, gk_last_error());
+            char msg[256];
+            T_CHECK(t_compare(cs->layout, cs->m, cs->n, d.c, d.ldc, ref, scale, cs->k, 0.0, msg,
+                              sizeof msg) == 0,
+                    "case %d on %d threads: %s", i, threads[t], msg);
+            memcpy(first, d.c, sizeof(float) * d.nc);
+            /* the same thread count again, a spinning thread competing: the same bits */
+            pthread_t spinner;
+            atomic_store(&spinning, 1);
+            T_REQUIRE(pthread_create(&spinner, NULL, spin, NULL) == 0, "pthread_create");
+            const int ok = run(cs, &d, threads[t]);
+            atomic_store(&spinning, 0);
+            pthread_join(spinner, NULL);
+            T_REQUIRE(ok, "case %d: call failed: %s", i, gk_last_error());
+            T_CHECK(memcmp(first, d.c, sizeof(float) * d.nc) == 0,
+                    "case %d on %d threads: a second run changed the bits", i, threads[t]);
+        }
+        free(ref), free(scale), free(first);
+        ks_free(&d);
+    }
+    gk_set_num_threads(0);
+}
+
+/* gk_gemm_ex with bfloat16 operands and C on a k-split shape: the threads take columns of C
+ * instead, and the bits are the 1-thread ones. */
+static void low_precision_not_split(void) {
+    const int64_t m = 32, n = 12, k = 50000;
+    uint16_t *a = malloc(2 * m * k), *b = malloc(2 * k * n), *c1 = malloc(2 * m * n),
+             *c2 = malloc(2 * m * n);
+    T_REQUIRE(a && b && c1 && c2, "out of memory");
+    for (int64_t i = 0; i < m * k; i++)
+        a[i] = (uint16_t)(0x3f80 + (i * 7) % 64); /* bfloat16 values in [1, 2) */
+    for (int64_t i = 0; i < k * n; i++)
+        b[i] = (uint16_t)(0xbf80 + (i * 5) % 64);
+    gk_status st[2];
+    uint16_t *cs[2] = {c1, c2};
+    for (int t = 0; t < 2; t++) {
+        gk_set_num_threads(t + 1);
+        st[t] = gk_gemm_ex(GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, m, n, k, 1.0f / 4096, GK_BF16, a,
+                           m, GK_BF16, b, k, 0.0f, GK_BF16, cs[t], m);
+    }
+    gk_set_num_threads(0);
+    T_CHECK(st[0] == GK_SUCCESS && st[1] == GK_SUCCESS, "gk_gemm_ex failed: %s", gk_last_error());
+    T_CHECK(memcmp(c1, c2, 2 * m * n) == 0, "bfloat16 C differs between 1 and 2 threads");
+    free(a), free(b), free(c1), free(c2);
+}
+
+int main(void) {
+    setenv("GEMMKIT_VERBOSE", "1", 1); /* read at the first call: ksplit_on_two reads the line */
+    T_RUN(split_results);
+    T_RUN(low_precision_not_split);
+    return t_finish();
+}
