@@ -187,6 +187,8 @@ enum { BENCH_LADDER_MAX_SIZES = 64 };
 typedef struct bench_ladder_opts {
     int nsizes;
     int64_t sizes[BENCH_LADDER_MAX_SIZES]; /* square problems n x n x n */
+    /* m, n, k of problem i when not all zero (then sizes[i] is unused): `--sizes MxNxK` */
+    int64_t shapes[BENCH_LADDER_MAX_SIZES][3];
     const char *kernels;    /* comma-separated names or name prefixes (13, 13_cp); NULL: all */
     int reps;               /* at most this many timed runs per variant, >= 3 */
     int rounds;             /* rounds the timed runs are spread over, >= 1 */

@@ -2,10 +2,13 @@
 """plot_gpu.py — plots of `gemmkit ladder` results (gpu_ladder.csv).
 
 Writes, under --out (default: the CSV's folder):
-  gpu_ladder_<size>.png     one bar per variant at that size (TFLOPS), the cuBLAS FP32 level as a
-                            dashed line; bars of variants that failed their check are hatched
-                            and show no height
-  gpu_tflops_vs_size.png    TFLOPS against n for every variant measured at two or more sizes
+  gpu_ladder_<size>.png     one bar per variant at that size (n, or MxNxK for a non-square
+                            problem) (TFLOPS), the cuBLAS FP32 level as a dashed line; bars of
+                            variants that failed their check are hatched and show no height
+  gpu_tflops_vs_size.png    TFLOPS against n for every variant measured at two or more square
+                            sizes
+  gpu_vs_cublas.png         every gemmkit variant / cuBLAS FP32 per problem, in the order of the
+                            run, with the 1.0 line (issue 18's shape table at a glance)
 Only variants whose check passed are plotted with a value.
 """
 import argparse
@@ -19,9 +22,12 @@ def load(path):
     with open(path, newline="") as f:
         for r in csv.DictReader(f):
             try:
-                r["size"] = int(r["size"])
+                # "n" for n x n x n, "MxNxK" otherwise; flops orders the mixed list
+                dims = [int(d) for d in r["size"].split("x")]
+                r["size"] = dims[0] if len(dims) == 1 else r["size"]
+                r["flops"] = dims[0] ** 3 if len(dims) == 1 else dims[0] * dims[1] * dims[2]
                 r["tflops"] = float(r["tflops"]) if r["tflops"] else None
-            except (KeyError, ValueError):
+            except (KeyError, ValueError, IndexError):
                 continue
             rows.append(r)
     return rows
@@ -53,7 +59,8 @@ def main():
     colors = {"gemmkit": "tab:blue", "cublas": "tab:gray", "triton": "tab:orange"}
     written = []
 
-    for size in sorted({r["size"] for r in rows}):
+    for size in sorted({r["size"] for r in rows}, key=lambda s: min(
+            r["flops"] for r in rows if r["size"] == s)):
         rs = [r for r in rows if r["size"] == size]
         fig, ax = plt.subplots(figsize=(max(8, 0.55 * len(rs) + 2), 5))
         names = [r["variant"] for r in rs]
@@ -84,7 +91,7 @@ def main():
 
     series = {}
     for r in rows:
-        if passed(r):
+        if passed(r) and isinstance(r["size"], int):
             series.setdefault((r["variant"], r["kind"]), []).append((r["size"], r["tflops"]))
     series = {k: sorted(v) for k, v in series.items() if len(v) >= 2}
     if series:
@@ -105,6 +112,32 @@ def main():
         ax.grid(alpha=0.3)
         fig.tight_layout()
         path = os.path.join(out, "gpu_tflops_vs_size.png")
+        fig.savefig(path, dpi=120)
+        plt.close(fig)
+        written.append(path)
+    sizes = list(dict.fromkeys(r["size"] for r in rows))
+    base = {r["size"]: r["tflops"] for r in rows if r["variant"] == "cublas_fp32" and passed(r)}
+    ours = sorted({r["variant"] for r in rows if r["kind"] == "gemmkit"})
+    if base and ours:
+        fig, ax = plt.subplots(figsize=(max(8, 0.6 * len(sizes) * len(ours) + 2), 5))
+        width = 0.8 / len(ours)
+        for i, name in enumerate(ours):
+            val = {r["size"]: r["tflops"] / base[r["size"]] for r in rows
+                   if r["variant"] == name and passed(r) and r["size"] in base}
+            xs = [j + i * width for j, s in enumerate(sizes) if s in val]
+            ys = [val[s] for s in sizes if s in val]
+            bars = ax.bar(xs, ys, width, label=name)
+            for b, y in zip(bars, ys):
+                ax.text(b.get_x() + b.get_width() / 2, y, f"{y:.2f}", ha="center", va="bottom",
+                        fontsize=7)
+        ax.axhline(1.0, ls="--", color="k", lw=1)
+        ax.set_xticks([j + 0.4 - width / 2 for j in range(len(sizes))])
+        ax.set_xticklabels([str(s) for s in sizes], rotation=45, ha="right", fontsize=8)
+        ax.set_ylabel("gemmkit / cuBLAS FP32 (median run)")
+        ax.set_title(f"SGEMM against cuBLAS FP32 per problem, {device}")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        path = os.path.join(out, "gpu_vs_cublas.png")
         fig.savefig(path, dpi=120)
         plt.close(fig)
         written.append(path)

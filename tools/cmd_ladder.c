@@ -28,7 +28,8 @@ static void usage(FILE *f) {
         "                      [--budget SEC] [--rounds R] [--device N] [--out DIR] [--no-cublas]\n"
         "                      [--triton | --triton-csv FILE] [--no-plot]\n"
         "Checks every CUDA registry kernel (and cuBLAS FP32/TF32) against a float64 GPU\n"
-        "reference on square n x n x n problems, then times it: median of up to N runs\n"
+        "reference on n x n x n problems (or M x N x K: --sizes 64x8192x8192,4096), then\n"
+        "times it: median of up to N runs\n"
         "(default 30, at least 3, at most SEC seconds each, default 1.5) with L2 flushed\n"
         "between runs. The timed runs are spread over R rounds (default 3) that visit every\n"
         "variant in turn, so all see the GPU in the same thermal state. LIST: names or name\n"
@@ -38,20 +39,42 @@ static void usage(FILE *f) {
         "output instead) and print each Triton step beside its CUDA step.\n"
         "Writes gpu_ladder.csv/.json and plots (bench/plot_gpu.py) under DIR\n"
         "(default: bench-results in the build directory of this binary, e.g.\n"
-        "build/bench-results). Exit status 1 if a variant fails its check.\n");
+        "build/bench-results); the table, CSV and JSON give NVML's mean SM clock, board\n"
+        "power and TFLOPS per watt. Exit status 1 if a variant fails its check.\n");
 }
 
+/* "N" (square) or "MxNxK", comma separated. Each side 1..46340 and the largest matrix of a
+ * problem at most 46340^2 elements (its float64 reference must fit in memory). */
 static int parse_sizes(const char *s, bench_ladder_opts *o) {
+    const long long max_side = 46340, max_elems = max_side * max_side;
     o->nsizes = 0;
     while (*s) {
-        char *end;
-        long long v = strtoll(s, &end, 10);
-        if (end == s || v < 1 || v > 46340 /* n*n fits comfortably, memory permitting */ ||
-            o->nsizes >= BENCH_LADDER_MAX_SIZES)
+        long long d[3];
+        int nd = 0;
+        const char *p = s;
+        for (;;) {
+            char *end;
+            d[nd] = strtoll(p, &end, 10);
+            if (end == p || d[nd] < 1 || d[nd] > max_elems) return 0;
+            nd++, p = end;
+            if (*p != 'x' || nd == 3) break;
+            p++;
+        }
+        if ((nd != 1 && nd != 3) || (*p && *p != ',') || o->nsizes >= BENCH_LADDER_MAX_SIZES)
             return 0;
-        o->sizes[o->nsizes++] = v;
-        s = *end == ',' ? end + 1 : end;
-        if (*end && *end != ',') return 0;
+        const int i = o->nsizes++;
+        if (nd == 1) {
+            if (d[0] > max_side) return 0;
+            o->sizes[i] = d[0];
+            o->shapes[i][0] = o->shapes[i][1] = o->shapes[i][2] = 0;
+        } else {
+            if (d[0] * d[2] > max_elems || d[2] * d[1] > max_elems || d[0] * d[1] > max_elems)
+                return 0;
+            o->sizes[i] = 0;
+            for (int j = 0; j < 3; j++)
+                o->shapes[i][j] = d[j];
+        }
+        s = *p == ',' ? p + 1 : p;
     }
     return o->nsizes > 0;
 }
@@ -86,12 +109,14 @@ int gk_cmd_ladder(int argc, char **argv) {
             return 0;
         } else if (!strcmp(a, "--sizes") && has_val) {
             if (!parse_sizes(argv[++i], &o)) {
-                fprintf(stderr, "gemmkit ladder: --sizes wants n1,n2,... with 1 <= n <= 46340\n");
+                fprintf(stderr, "gemmkit ladder: --sizes wants n or MxNxK items, comma separated, "
+                                "1 <= n <= 46340, no matrix over 46340^2 elements\n");
                 return 2;
             }
         } else if (!strcmp(a, "--sweep")) {
             o.nsizes = (int)(sizeof sweep / sizeof sweep[0]);
             memcpy(o.sizes, sweep, sizeof sweep);
+            memset(o.shapes, 0, sizeof o.shapes);
         } else if (!strcmp(a, "--kernels") && has_val) {
             o.kernels = argv[++i];
         } else if (!strcmp(a, "--reps") && has_val) {

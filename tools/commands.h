@@ -21,6 +21,7 @@ int gk_cmd_ladder(int argc, char **argv);   /* cmd_ladder.c: the CUDA ladder ben
 int gk_cmd_kernels(int argc, char **argv);  /* cmd_kernels.c: the CPU and CUDA registries */
 int gk_cmd_quant(int argc, char **argv);    /* cmd_quant.c: a value in every number format */
 int gk_cmd_batched(int argc, char **argv);  /* cmd_batched.c: batched SGEMM vs cuBLAS */
+int gk_cmd_tune(int argc, char **argv);     /* cmd_tune.c: measure plans, write the tune cache */
 
 /* Whole-string integer; 1 on success. */
 int cli_parse_i64(const char *s, int64_t *out);

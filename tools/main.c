@@ -21,6 +21,7 @@ static const struct {
     {"kernels", gk_cmd_kernels, "list the CPU and CUDA kernel registries (--json)"},
     {"quant", gk_cmd_quant, "show values in every number format: bits, value, rounding error"},
     {"batched", gk_cmd_batched, "strided-batched SGEMM on the GPU against cuBLAS: check, time"},
+    {"tune", gk_cmd_tune, "time the GPU FP32 plans per shape and store the winners (tune cache)"},
 };
 
 static void usage(FILE *f) {

@@ -58,13 +58,17 @@ bool gk_cublas::load() {
 }
 
 bool gk_cublas::sgemm(mode m, int n, const float *a, const float *b, float *c) {
-    const float one = 1.0f, zero = 0.0f;
-    if (!handle_ || set_math_(handle_, (int)m) != 0) return false;
-    return sgemm_(handle_, 0 /* CUBLAS_OP_N */, 0, n, n, n, &one, a, n, b, n, &zero, c, n) == 0;
+    return sgemm(m, n, n, n, a, b, c);
 }
 
-bool gk_cublas::sgemm_strided_batched(int m, int n, int k, const float *a, const float *b,
-                                      float *c, int batch) {
+bool gk_cublas::sgemm(mode md, int m, int n, int k, const float *a, const float *b, float *c) {
+    const float one = 1.0f, zero = 0.0f;
+    if (!handle_ || set_math_(handle_, (int)md) != 0) return false;
+    return sgemm_(handle_, 0 /* CUBLAS_OP_N */, 0, m, n, k, &one, a, m, b, k, &zero, c, m) == 0;
+}
+
+bool gk_cublas::sgemm_strided_batched(int m, int n, int k, const float *a, const float *b, float *c,
+                                      int batch) {
     const float one = 1.0f, zero = 0.0f;
     if (!handle_ || !sgemm_sb_ || set_math_(handle_, (int)FP32) != 0) return false;
     return sgemm_sb_(handle_, 0, 0, m, n, k, &one, a, m, (long long)m * k, b, k, (long long)k * n,

@@ -25,6 +25,8 @@ class gk_cublas {
     const std::string &why() const { return why_; }
     /* column-major C (n x n) = A B, alpha 1, beta 0, on the legacy default stream */
     bool sgemm(mode m, int n, const float *a, const float *b, float *c);
+    /* the same for column-major C (m x n) = A (m x k) B (k x n), leading dimensions m, k, m */
+    bool sgemm(mode md, int m, int n, int k, const float *a, const float *b, float *c);
     /* cublasSgemmStridedBatched, FP32 mode: `batch` column-major C_i (m x n) = A_i B_i, items of
      * A (m x k), B (k x n) and C stored contiguously one after another, on the legacy default
      * stream; false when this cuBLAS lacks it or the call fails */
@@ -98,9 +100,9 @@ class gk_cublaslt {
     /* Descriptors and algorithm for p: the heuristic's algorithms (up to MAX_ALGOS, best first)
      * are each run once, synchronously, until cublasLtMatmul accepts one (it may refuse an
      * algorithm the heuristic offered: CUBLAS_STATUS_NOT_SUPPORTED for pointers or attributes the
-     * heuristic does not look at). Writes p.c. false with why() when cuBLASLt has no algorithm for the combination (e.g. FP8 in any layout
-     * but TN) or refuses every one; a fault of the trial run leaves the CUDA error pending for the
-     * caller. */
+     * heuristic does not look at). Writes p.c. false with why() when cuBLASLt has no algorithm for
+     * the combination (e.g. FP8 in any layout but TN) or refuses every one; a fault of the trial
+     * run leaves the CUDA error pending for the caller. */
     bool plan(const problem &p);
     /* What plan() settled on: which algorithm of how many ("" before a successful plan). */
     const std::string &note() const { return note_; }

@@ -4,6 +4,7 @@
  * (file in ladder/) that introduces it, as step 15 does for the stream-K launcher. The CLI, tests,
  * benchmark and docs pick the list up from this table.
  */
+#include "cuda/gemm/plan.h"
 #include "cuda/ladder/ladder.h"
 #include "cuda/registry.h"
 
@@ -53,7 +54,7 @@ static const gk_kernel_entry entries[] = {
      "in flight",
      80, 0.0, 0, gk_ladder_10_cp_async_pipeline, nullptr},
     {"11_autotuned",
-     "step 10's kernel in six tile configurations, chosen per problem size from "
+     "step 10's kernel in several tile configurations, chosen per problem size from "
      "a table measured on H100 (a block-count heuristic on other GPUs)",
      80, 0.0, 0, gk_ladder_11_autotuned, nullptr},
     {"12_ptx_128x128x8",
@@ -70,11 +71,20 @@ static const gk_kernel_entry entries[] = {
      80, TF32_UNIT, 1, gk_ladder_14_tf32_mma, nullptr},
     {"15_stream_k",
      "step 11's tiles under a stream-K schedule: the tiles of the last, partial "
-     "wave are split along K over all SMs and summed in a fixed order",
+     "wave are split along K over all SMs and summed in a fixed order; as the "
+     "production launcher it also runs split-K and a GEMV-class kernel for thin "
+     "shapes, the plan chosen per problem",
      80, 0.0, 0, gk_ladder_15_stream_k, gk_ladder_15_stream_k_scratch},
 };
 
 const gk_kernel_entry *gk_cuda_registry(int *count) {
     *count = (int)(sizeof entries / sizeof entries[0]);
     return entries;
+}
+
+const gk_plan_ops *gk_cuda_plan_ops(void) {
+    static const gk_plan_ops ops = {gk_sgemm_plan_pick,    gk_sgemm_plan_candidates,
+                                    gk_sgemm_plan_valid,   gk_sgemm_plan_scratch,
+                                    gk_sgemm_plan_launch,  gk_sgemm_plan_name};
+    return &ops;
 }

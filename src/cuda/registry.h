@@ -7,7 +7,6 @@
 #define GK_CUDA_REGISTRY_H
 
 #include "cuda/gemm/kernel.cuh"
-#include "cuda/gemm/kernel.cuh"
 
 struct gk_kernel_entry {
     const char *name;      /* file stem in src/cuda/ladder/ */
@@ -24,5 +23,10 @@ const gk_kernel_entry *gk_cuda_registry(int *count);
 
 /* Index of the kernel gk_cuda_sgemm uses by default (fastest FP32-exact SIMT step). */
 int gk_cuda_default_kernel(void);
+
+/* The plans the default kernel runs (src/cuda/gemm/plan.h), or NULL when it runs none (then the
+ * dispatcher calls its registry launcher as for any other kernel). */
+struct gk_plan_ops;
+const gk_plan_ops *gk_cuda_plan_ops(void);
 
 #endif

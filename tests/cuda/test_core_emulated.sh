@@ -34,8 +34,10 @@ san=(-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined)
 ok=1
 # src/formats/gemm_scaled_check.c: the block-scaled GEMM's argument checks (gemm_scaled.cu's);
 # src/core/batched_args.c: the batched calls' (batched.cu's); src/core/parallel.c: the threads the
-# out-of-core engine packs pageable memory on (ooc.cu)
+# out-of-core engine packs pageable memory on (ooc.cu); src/core/tune_cache.c: the tune cache every
+# context reads (tune.cu)
 for c in src/core/args.c src/core/batched_args.c src/core/parallel.c src/core/status.c \
+    src/core/tune_cache.c \
     src/formats/gemm_scaled_check.c tests/common/ref.c \
     harness/ref.c harness/timer.c; do
     "$CC" "${san[@]}" -std=c11 -D_GNU_SOURCE -I. -Iinclude -Isrc -Itests/common -c "$c" \

@@ -3,10 +3,11 @@
  * on awkward shapes (sizes 1..600 that are not multiples of any tile, K = 1, tall and wide), both
  * layouts and all transposition pairs (the dispatcher's workspace path), alpha/beta special cases
  * with NaN-poisoned C, C inside guard zones with ld larger than needed, the default-kernel entry
- * point, argument errors (C untouched), contexts and streams, and the checks before queueing
- * (docs/cuda.md, "Errors"): host memory, another device's memory, allocations too short, managed
- * and mapped host memory accepted, graph capture, the GEMMKIT_CUDA_CHECKS=0 switch, and a real
- * kernel fault (in forked children) reported as a sticky error of earlier work.
+ * point, the tune cache (every candidate plan of a few shapes run from a cache entry; bad entries
+ * and stale files ignored), argument errors (C untouched), contexts and streams, and the checks
+ * before queueing (docs/cuda.md, "Errors"): host memory, another device's memory, allocations too
+ * short, managed and mapped host memory accepted, graph capture, the GEMMKIT_CUDA_CHECKS=0
+ * switch, and a real kernel fault (in forked children) reported as a sticky error of earlier work.
  *
  * Data and checks come from tests/common/ref.h (float64 reference, K-scaled bound with the
  * kernel's input_rounding, sentinels around C, NaN in the ld gaps of A and B). Without a device
@@ -26,6 +27,8 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "cuda/core/core.h"
+#include "cuda/gemm/plan.h"
 #include "cuda/registry.h"
 #include "gemmkit.h"
 extern "C" {
@@ -545,6 +548,115 @@ static void stream_k_schedule(void) {
         free(first);
         t_gemm_data_free(&d);
     }
+}
+
+/* ---- the tune cache (docs/tuning.md) -----------------------------------------------------------
+ * Every candidate plan of a few shapes, written to a cache file as that shape's entry, must be
+ * the plan a new context runs (gk_cuda_sgemm_choose says where its plan came from) and give the
+ * right result, for a row-major call and for the column-major call that maps onto the same
+ * kernel problem; an entry whose plan cannot run the shape, a stale file and a forced plan that
+ * cannot run are refused without harm. */
+
+static int write_cache(const char *path, const char *build, const gk_tune_entry *e, size_t n) {
+    gk_tune_device dev;
+    char name[256], why[600];
+    int replaced;
+    unlink(path);
+    if (gk_cuda_tune_device(g_ctx, name, sizeof name, &dev) != GK_SUCCESS) return -1;
+    return gk_tune_store(path, build, &dev, e, n, &replaced, why, sizeof why);
+}
+
+/* A context created with the cache at path; NULL on failure. */
+static gk_cuda_ctx *ctx_with_cache(const char *path) {
+    setenv("GEMMKIT_TUNE_CACHE", path, 1);
+    gk_cuda_ctx *c = NULL;
+    const gk_status st = gk_cuda_create(&c, 0, NULL);
+    unsetenv("GEMMKIT_TUNE_CACHE");
+    return st == GK_SUCCESS ? c : NULL;
+}
+
+static void tune_cache_plans(void) {
+    NEED_DEVICE();
+    const gk_plan_ops *ops = gk_cuda_plan_ops();
+    if (ops == NULL) T_SKIP("this build's default kernel runs no plans");
+    char path[] = "/tmp/gk-tune-XXXXXX";
+    const int fd = mkstemp(path);
+    T_REQUIRE(fd >= 0, "mkstemp: %s", strerror(errno));
+    close(fd);
+    /* GEMV-like both ways, small M*N with long K, a small square, odd sizes */
+    static const int64_t shapes[][3] = {{1, 300, 1000}, {300, 3, 777}, {64, 200, 5000},
+                                        {100, 100, 100}, {513, 257, 129}};
+    char msg[400], pn[48];
+    for (const auto &sh : shapes) {
+        gk_rm_problem p = {};
+        p.m = sh[0], p.n = sh[1], p.k = sh[2];
+        gk_sgemm_plan cand[32];
+        int nc = ops->candidates(p, g_sm, g_ctx->sm_count, cand, 32);
+        T_CHECK(nc >= 1, "%lldx%lldx%lld: no candidates", (long long)p.m, (long long)p.n,
+                (long long)p.k);
+        nc = nc < 32 ? nc : 32;
+        for (int i = 0; i < nc; i++) {
+            ops->name(cand[i], pn, sizeof pn);
+            const gk_tune_entry e = {p.m, p.n, p.k, cand[i].kind, cand[i].config, cand[i].split};
+            T_REQUIRE(write_cache(path, gk_cuda_tune_build(), &e, 1) == 0, "cannot write %s", path);
+            gk_cuda_ctx *c = ctx_with_cache(path);
+            T_REQUIRE(c != NULL, "gk_cuda_create: %s", gk_last_error());
+            gk_sgemm_plan got;
+            const int src = gk_cuda_sgemm_choose(c, *ops, p, NULL, &got);
+            T_CHECK(src == GK_PLAN_FROM_CACHE && got.kind == cand[i].kind &&
+                        got.config == cand[i].config && got.split == cand[i].split,
+                    "%lldx%lldx%lld: cached plan %s not chosen (%s)", (long long)p.m,
+                    (long long)p.n, (long long)p.k, pn, gk_cuda_plan_source_name(src));
+            /* row-major m x n, and column-major n x m with swapped operands: both are p */
+            for (int col = 0; col < 2; col++) {
+                t_gemm_case cs = simple_case(col ? GK_COL_MAJOR : GK_ROW_MAJOR, GK_NO_TRANS,
+                                             col ? GK_TRANS : GK_NO_TRANS, col ? p.n : p.m,
+                                             col ? p.m : p.n, p.k, 1.5f, col ? 0.5f : 0.0f);
+                t_rng r = {0x7e57ull + (uint64_t)i};
+                t_gemm_data d;
+                T_REQUIRE(!t_gemm_data_init(&d, &cs, &r), "out of host memory");
+                const int bad = run_on_device(c, USE_DEFAULT, &d, 0.0, 0, msg, sizeof msg);
+                T_CHECK(!bad, "%lldx%lldx%lld plan %s %s: %s", (long long)p.m, (long long)p.n,
+                        (long long)p.k, pn, col ? "column-major" : "row-major", msg);
+                t_gemm_data_free(&d);
+            }
+            gk_cuda_destroy(c);
+        }
+    }
+    /* a plan that cannot run the shape is skipped at lookup: the heuristic runs */
+    const gk_tune_entry bogus = {100, 100, 100, 0, 60000, 0};
+    T_REQUIRE(write_cache(path, gk_cuda_tune_build(), &bogus, 1) == 0, "cannot write %s", path);
+    gk_cuda_ctx *c = ctx_with_cache(path);
+    T_REQUIRE(c != NULL, "gk_cuda_create: %s", gk_last_error());
+    T_CHECK(c->tune.n == 1, "the bogus entry was not read");
+    gk_rm_problem p = {};
+    p.m = p.n = p.k = 100;
+    gk_sgemm_plan got, force = {0, 60000, 0};
+    T_CHECK(gk_cuda_sgemm_choose(c, *ops, p, NULL, &got) == GK_PLAN_FROM_HEURISTIC,
+            "an entry that cannot run was used");
+    t_gemm_case cs = simple_case(GK_ROW_MAJOR, GK_NO_TRANS, GK_NO_TRANS, 100, 100, 100, 1, 0);
+    t_rng r = {0xb0b0ull};
+    t_gemm_data d;
+    T_REQUIRE(!t_gemm_data_init(&d, &cs, &r), "out of host memory");
+    T_CHECK(!run_on_device(c, USE_DEFAULT, &d, 0.0, 0, msg, sizeof msg), "bogus entry: %s", msg);
+    t_gemm_data_free(&d);
+    /* a forced plan that cannot run is an argument error naming the plan */
+    float *buf = NULL;
+    T_REQUIRE(cudaMalloc(&buf, 3 * 100 * 100 * sizeof(float)) == cudaSuccess, "cudaMalloc");
+    const gk_status st = gk_cuda_sgemm_run(c, gk_cuda_default_kernel(), "test", GK_ROW_MAJOR,
+                                           GK_NO_TRANS, GK_NO_TRANS, 100, 100, 100, 1.0f, buf, 100,
+                                           buf + 10000, 100, 0.0f, buf + 20000, 100, &force);
+    T_CHECK(st == GK_ERR_INVALID_VALUE && strstr(gk_last_error(), "plan"),
+            "forced bad plan: %s (%s)", gk_status_string(st), gk_last_error());
+    cudaFree(buf);
+    gk_cuda_destroy(c);
+    /* a file of another build is stale: no entries */
+    T_REQUIRE(write_cache(path, "another-build", &bogus, 1) == 0, "cannot write %s", path);
+    c = ctx_with_cache(path);
+    T_REQUIRE(c != NULL, "gk_cuda_create: %s", gk_last_error());
+    T_CHECK(c->tune.n == 0, "a stale file's entries were read");
+    gk_cuda_destroy(c);
+    unlink(path);
 }
 
 /* ---- checks before queueing: operands and a broken context (docs/cuda.md, "Errors") ---------
@@ -1315,6 +1427,7 @@ int main(int argc, char **argv) {
     T_RUN(streams_and_device);
     T_RUN(workspace_out_of_memory);
     T_RUN(stream_k_schedule);
+    T_RUN(tune_cache_plans);
     T_RUN(host_pointers);
     T_RUN(other_device_memory);
     T_RUN(too_small_buffers);

@@ -111,6 +111,7 @@ gk_status gk_cuda_create(gk_cuda_ctx **ctx, int device, void *stream) {
     c->fp32_mode = GK_FP32_SIMT;
     c->verbose = verbose != NULL && *verbose != '\0' && strcmp(verbose, "0") != 0;
     c->tc_path = tc_path_from_env(tc_path, c->verbose);
+    gk_cuda_tune_load(c);
     *ctx = c;
     return GK_SUCCESS;
 }
@@ -138,6 +139,7 @@ gk_status gk_cuda_destroy(gk_cuda_ctx *ctx) {
     gk_device_guard guard(ctx->device);
     cudaError_t err = guard.error() != cudaSuccess ? guard.error() : release_workspace(ctx);
     if (err != cudaSuccess) st = gk_cuda_status("gk_cuda_destroy", "releasing the workspace", err);
+    gk_tune_free(&ctx->tune);
     free(ctx);
     return st;
 }

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "core/internal.h"
+#include "core/tune_cache.h"
 
 /* The driver's cuPointerGetAttributes, resolved through cudaGetDriverEntryPointByVersion: the
  * library links cudart statically and never libcuda itself. */
@@ -37,6 +38,7 @@ struct gk_cuda_ctx {
     int fp32_mode; /* gk_fp32_mode of float32 GEMMs (gk_cuda_set_fp32_mode) */
     int tc_path;   /* gk_tc_path: GEMMKIT_CUDA_TC_PATH at gk_cuda_create (docs/cuda.md) */
     int verbose;   /* GEMMKIT_VERBOSE at gk_cuda_create: log each gk_cuda_gemm_ex call's path */
+    gk_tune_table tune; /* this device's tune cache entries, read at gk_cuda_create (tune.cu) */
 };
 
 /* Which path gk_cuda_gemm_ex may take (gemm_ex.cu): all of them in order (auto), or only the one
@@ -128,11 +130,35 @@ gk_status gk_cuda_workspace(gk_cuda_ctx *ctx, size_t bytes, const char *who);
 int gk_cuda_pick_kernel(int sm);
 
 /* gk_cuda_sgemm's work after the context check: the argument checks, then registry kernel
- * `kernel_id` on the call (dispatch.cu); `who` names the entry point in messages. */
+ * `kernel_id` on the call (dispatch.cu); `who` names the entry point in messages. The default
+ * kernel runs a plan (src/cuda/gemm/plan.h): `force` when not NULL (`gemmkit tune` timing its
+ * candidates; one that cannot run the call is GK_ERR_INVALID_VALUE), else the tune cache's entry
+ * for the shape when it can run it, else the heuristic's. */
+struct gk_sgemm_plan;
 gk_status gk_cuda_sgemm_run(gk_cuda_ctx *ctx, int kernel_id, const char *who, gk_layout layout,
                             gk_trans transa, gk_trans transb, int64_t m, int64_t n, int64_t k,
                             float alpha, const float *a, int64_t lda, const float *b, int64_t ldb,
-                            float beta, float *c, int64_t ldc);
+                            float beta, float *c, int64_t ldc,
+                            const gk_sgemm_plan *force = nullptr);
+
+/* The plan the default kernel runs for p on ctx (the order of gk_cuda_sgemm_run): force, else the
+ * tune cache's entry when it can run p, else the heuristic's; returns where it came from. */
+enum { GK_PLAN_FROM_HEURISTIC, GK_PLAN_FROM_CACHE, GK_PLAN_FORCED };
+struct gk_rm_problem;
+struct gk_plan_ops;
+int gk_cuda_sgemm_choose(const gk_cuda_ctx *ctx, const gk_plan_ops &ops, const gk_rm_problem &p,
+                         const gk_sgemm_plan *force, gk_sgemm_plan *plan);
+const char *gk_cuda_plan_source_name(int source);
+
+/* The tune cache (tune.cu, docs/tuning.md). The build id a cache file must carry: a hash of the
+ * library version and the plan vocabulary (tile configurations, plan kinds), so a file written
+ * by a build whose plan numbers mean something else is stale. */
+const char *gk_cuda_tune_build(void);
+/* Fill ctx->tune from the cache file for ctx's device; a missing file is no cache, a bad one is
+ * ignored (said on stderr under GEMMKIT_VERBOSE). Never fails the context. */
+void gk_cuda_tune_load(gk_cuda_ctx *ctx);
+/* The device as the tune cache names it (name into buf, n >= 256 bytes). */
+gk_status gk_cuda_tune_device(const gk_cuda_ctx *ctx, char *buf, size_t n, gk_tune_device *dev);
 
 /* gk_cuda_gemm_ex after the context check (gemm_ex.cu), for the entry points that share it:
  * gk_cuda_sgemm in the GK_FP32_3XTF32 mode runs through it with GK_F32 operands. */

@@ -11,6 +11,10 @@
  * aligned vector loads on it. Kernels that declare scratch memory (the stream-K slots of the
  * production launcher, ladder step 15) get it from the front of the same workspace.
  *
+ * The default kernel (the production launcher) runs a plan (src/cuda/gemm/plan.h): kernel family,
+ * tile configuration and K split, from the context's tune cache when it holds the shape
+ * (`gemmkit tune`, docs/tuning.md) and the plan can run it, else from the heuristic.
+ *
  * Before anything is queued, checks.cu makes sure the context is usable and each operand is memory
  * the device can reach, in an allocation long enough (unless the context was created with
  * GEMMKIT_CUDA_CHECKS=0).
@@ -23,15 +27,40 @@
  */
 #include <stddef.h>
 
+#include <stdio.h>
+
 #include "cuda/core/core.h"
+#include "cuda/gemm/plan.h"
 #include "cuda/registry.h"
 
 enum { WS_ROW_ALIGN = 32 }; /* floats: 128-byte rows */
 
+const char *gk_cuda_plan_source_name(int source) {
+    static const char *const names[] = {"heuristic", "tune cache", "forced"};
+    return source >= 0 && source < 3 ? names[source] : "?";
+}
+
+int gk_cuda_sgemm_choose(const gk_cuda_ctx *ctx, const gk_plan_ops &ops, const gk_rm_problem &p,
+                         const gk_sgemm_plan *force, gk_sgemm_plan *plan) {
+    if (force) {
+        *plan = *force;
+        return GK_PLAN_FORCED;
+    }
+    if (const gk_tune_entry *e = gk_tune_find(&ctx->tune, p.m, p.n, p.k)) {
+        const gk_sgemm_plan t = {e->kind, e->config, e->split};
+        if (ops.valid(t, p, ctx->sm, ctx->sm_count)) {
+            *plan = t;
+            return GK_PLAN_FROM_CACHE;
+        }
+    }
+    *plan = ops.pick(p, ctx->sm, ctx->sm_count);
+    return GK_PLAN_FROM_HEURISTIC;
+}
+
 gk_status gk_cuda_sgemm_run(gk_cuda_ctx *ctx, int kernel_id, const char *who, gk_layout layout,
                             gk_trans transa, gk_trans transb, int64_t m, int64_t n, int64_t k,
                             float alpha, const float *a, int64_t lda, const float *b, int64_t ldb,
-                            float beta, float *c, int64_t ldc) {
+                            float beta, float *c, int64_t ldc, const gk_sgemm_plan *force) {
     gk_gemm_args g;
     gk_status st = gk_check_gemm(who, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta,
                                  c, ldc, &g);
@@ -61,10 +90,29 @@ gk_status gk_cuda_sgemm_run(gk_cuda_ctx *ctx, int kernel_id, const char *who, gk
     p.alpha = g.alpha, p.beta = g.beta;
     p.c = g.c, p.ldc = g.ldc;
     p.a = p.b = nullptr, p.lda = p.ldb = 0;
+    const gk_plan_ops *ops = kernel_id == gk_cuda_default_kernel() ? gk_cuda_plan_ops() : nullptr;
+    gk_sgemm_plan plan = {};
+    if (ops) {
+        const int source = gk_cuda_sgemm_choose(ctx, *ops, p, force, &plan);
+        char name[48];
+        if (source == GK_PLAN_FORCED && !ops->valid(plan, p, ctx->sm, ctx->sm_count))
+            return gk_fail(GK_ERR_INVALID_VALUE, "%s: plan %s cannot run m=%lld n=%lld k=%lld here",
+                           who, ops->name(plan, name, sizeof name), (long long)p.m,
+                           (long long)p.n, (long long)p.k);
+        if (ctx->verbose)
+            fprintf(stderr, "gemmkit: %s m=%lld n=%lld k=%lld plan=%s (%s)\n", who,
+                    (long long)p.m, (long long)p.n, (long long)p.k,
+                    ops->name(plan, name, sizeof name), gk_cuda_plan_source_name(source));
+    } else if (force) {
+        return gk_fail(GK_ERR_INVALID_VALUE, "%s: kernel %d (%s) runs no plans", who, kernel_id,
+                       entry->name);
+    }
     /* Workspace layout: the kernel's scratch (gemm/kernel.cuh) first, then the transposed operands.
      * The scratch's leading counters must stay zero between calls, so the transposes start past
      * them even when this kernel needs no scratch. */
-    const size_t scratch = entry->scratch ? entry->scratch(p, ctx->sm, ctx->sm_count) : 0;
+    const size_t scratch = ops              ? ops->scratch(plan, p, ctx->sm, ctx->sm_count)
+                           : entry->scratch ? entry->scratch(p, ctx->sm, ctx->sm_count)
+                                            : 0;
     const size_t reserved = scratch > GK_SCRATCH_FLAG_BYTES ? scratch : GK_SCRATCH_FLAG_BYTES;
     const int64_t scratch_elems = gk_round_up((int64_t)(reserved / sizeof(float)), 64);
     const int64_t lda_ws = gk_round_up(g.k, WS_ROW_ALIGN); /* kernel A = op(B)^T, n x k */
@@ -98,7 +146,7 @@ gk_status gk_cuda_sgemm_run(gk_cuda_ctx *ctx, int kernel_id, const char *who, gk
     gk_launch_env env;
     env.stream = ctx->stream, env.sm = ctx->sm, env.sm_count = ctx->sm_count;
     env.scratch = scratch > 0 ? ctx->work : nullptr;
-    err = entry->launch(p, env);
+    err = ops ? ops->launch(plan, p, env) : entry->launch(p, env);
     if (err == cudaSuccess) err = cudaGetLastError();
     if (err != cudaSuccess) return gk_cuda_status(who, entry->name, err);
     return GK_SUCCESS;

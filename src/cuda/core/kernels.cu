@@ -8,11 +8,12 @@
 #include "cuda/core/core.h"
 #include "cuda/registry.h"
 
-/* The production launcher (src/cuda/gemm/stream_k.cu, ladder step 15): the tile configuration
- * measured best per problem size, which small problems need (one large tile shape leaves most SMs
- * idle there), plus the stream-K schedule where the last wave of tiles would leave SMs idle
- * (docs/ladder.md, steps 11 and 15). Tensor-core kernels are never the default because they round
- * the operands to TF32. */
+/* The production launcher (ladder step 15; its plans in src/cuda/gemm/plan.h and select.cu): per
+ * problem, the tile configuration measured best for its size (one large tile shape leaves most
+ * SMs idle on small problems), the stream-K schedule where the last wave of tiles would leave SMs
+ * idle, split-K where the tiles cannot fill the SMs, and a GEMV-class kernel for a thin side
+ * (docs/ladder.md, steps 11 and 15; docs/cuda.md, "Plan kinds"). Tensor-core kernels are never the
+ * default because they round the operands to TF32. */
 static const char DEFAULT_KERNEL[] = "15_stream_k";
 
 static int is_fp32(const gk_kernel_entry *e) {

@@ -6,7 +6,9 @@
  *
  * GK_AUTOTUNE_CONFIGS(X) calls X(id, BM, BN, BK, WM, WN, WTR, STAGES, MIN_BLOCKS, LOAD_KK, ORDER,
  * GROUP_M): the parameters of gk_gemm::Config (tile.cuh) plus the block rasterisation group.
- * Config 4 is ladder step 13's kernel.
+ * Config 4 is ladder step 13's kernel. Configs 6 and 7 (64x256, 256x64, config 3's warp tiles)
+ * are for split-K plans of problems with few rows or columns (select.cu); the table below never
+ * picks them.
  *
  * GK_AUTOTUNE_TABLE rows {max_mn, id}: a problem uses the first row with m * n <= max_mn. Each row
  * is the fastest configuration at that square size on the GPU named by GK_AUTOTUNE_TABLE_SM (an
@@ -23,7 +25,9 @@
     X(2, 64, 128, 8, 32, 32, 4, 3, 2, 0, 0, 8)                                                     \
     X(3, 128, 128, 8, 32, 64, 4, 3, 2, 0, 0, 8)                                                    \
     X(4, 128, 256, 8, 64, 64, 8, 4, 1, 1, 3, 8)                                                    \
-    X(5, 256, 128, 8, 64, 64, 4, 4, 1, 0, 0, 8)
+    X(5, 256, 128, 8, 64, 64, 4, 4, 1, 0, 0, 8)                                                    \
+    X(6, 64, 256, 8, 32, 64, 4, 3, 2, 0, 0, 8)                                                     \
+    X(7, 256, 64, 8, 32, 64, 4, 3, 2, 0, 0, 8)
 
 /* Device architecture (compute capability * 10) the table was measured on. */
 #define GK_AUTOTUNE_TABLE_SM 90

@@ -1,12 +1,12 @@
 /*
- * stream_k.cu — the production FP32 launcher (gk_gemm_stream_k, gk_cuda_sgemm's default kernel,
- * shown as ladder step 15): the tile configuration chosen per problem (configs.h) under a stream-K
- * schedule.
+ * stream_k.cu — the tiled launchers of the production FP32 path (plan kinds GK_PLAN_TILED and
+ * GK_PLAN_SPLIT_K, plan.h): one tile configuration of configs.h (chosen by select.cu) under a
+ * data-parallel, stream-K or split-K schedule.
  *
- * Why: with one block per SM (128x256 tiles), G SMs run T tiles in ceil(T / G) waves, and when T
- * is not a multiple of G the last wave leaves SMs idle: at 4096, 512 tiles on 132 SMs are 3.88
- * waves of work in 4 waves of time; at 8192, 15.5 in 16. The schedule here is the data-parallel +
- * stream-K hybrid of Osama et al., "Stream-K", PPoPP 2023:
+ * Stream-K. With one block per SM (128x256 tiles), G SMs run T tiles in ceil(T / G) waves, and
+ * when T is not a multiple of G the last wave leaves SMs idle: at 4096, 512 tiles on 132 SMs are
+ * 3.88 waves of work in 4 waves of time; at 8192, 15.5 in 16. The schedule here is the
+ * data-parallel + stream-K hybrid of Osama et al., "Stream-K", PPoPP 2023:
  *   - the first T - r tiles (r = T mod G) run one block per tile, the data-parallel kernel
  *     (data_parallel.cuh);
  *   - the k-tiles of the last r tiles, I = r * ceil(K / BK) iterations, are divided evenly among
@@ -24,6 +24,13 @@
  * Scratch (gk_launch_env): GK_SCRATCH_FLAG_BYTES of tile counters, which the finishing block resets
  * to zero, then two BM x BN float slots per stream-K block (its first and its last segment).
  * Measurements and the choices behind the constants: docs/ladder.md, step 15.
+ *
+ * Split-K. When m x n has too few tiles to fill the SMs even once (64 x 8192: 128 tiles of 64x64)
+ * and K is long, every tile's K is cut into `split` equal runs of k-tiles; block (piece, tile)
+ * writes its partial tile to scratch piece `piece` (a plain m x n matrix, so the tile epilogue
+ * writes it unchanged with alpha 1, beta 0), and gk_reduce_pieces (gemv.cu) adds the pieces in
+ * piece order and applies alpha and beta: two launches, no counters, no dependence on which block
+ * runs when.
  */
 #include "cuda/gemm/gemm.h"
 
@@ -185,6 +192,27 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
     }
 }
 
+/* Split-K: block b computes piece b / tiles (k-tiles [kt * piece / split, kt * (piece + 1) /
+ * split)) of tile b % tiles and stores the raw sums into that piece's m x n block of ws. */
+template <class C, bool VEC_B>
+__global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
+    sgemm_split_k(const gk_rm_problem p, const int group_m, const int64_t tiles, const int split,
+                  float *ws) {
+    const int64_t piece = (int64_t)blockIdx.x / tiles, tile = (int64_t)blockIdx.x - piece * tiles;
+    int64_t m0, n0;
+    gk_gemm::tile_origin(p, C::BM, C::BN, group_m, tile, &m0, &n0);
+    const int64_t kt = gk_ceil_div(p.k, C::BK);
+    const int64_t kt0 = kt * piece / split, kt1 = kt * (piece + 1) / split;
+    const int64_t k_stop = kt1 * C::BK < p.k ? kt1 * C::BK : p.k;
+    float acc[C::TM][C::TN];
+    gk_gemm::tile_mainloop<C, VEC_B>(p, m0, n0, kt0, kt1 - kt0, k_stop, acc);
+    gk_rm_problem q = p;
+    q.ldc = gk_pieces_ld(p.n);
+    q.c = ws + piece * p.m * q.ldc;
+    q.alpha = 1.0f, q.beta = 0.0f;
+    gk_gemm::epilogue<C>(q, m0, n0, acc, true);
+}
+
 /* The schedule of p on this device. The resident-block count is the 16-byte-copy variant's, for
  * both variants, so the plan (and the scratch size) do not depend on where B lies: the dispatcher
  * asks for the scratch before it knows whether B is a transposed copy. */
@@ -231,6 +259,21 @@ cudaError_t launch_stream_k(const gk_rm_problem &p, int group_m, const gk_launch
     return cudaGetLastError();
 }
 
+template <class C>
+cudaError_t launch_split_k(const gk_rm_problem &p, int group_m, int split,
+                           const gk_launch_env &env) {
+    const int64_t tiles = gk_ceil_div(p.m, C::BM) * gk_ceil_div(p.n, C::BN);
+    if (tiles * split > 0x7fffffff) return cudaErrorInvalidValue;
+    float *ws = reinterpret_cast<float *>(static_cast<char *>(env.scratch) + GK_SCRATCH_FLAG_BYTES);
+    auto kern = gk_gemm::vec_b_ok(p) ? sgemm_split_k<C, true> : sgemm_split_k<C, false>;
+    cudaError_t e = gk_gemm::allow_smem<C>(kern);
+    if (e != cudaSuccess) return e;
+    kern<<<(unsigned)(tiles * split), C::THREADS, C::SMEM_BYTES, env.stream>>>(p, group_m, tiles,
+                                                                               split, ws);
+    e = cudaGetLastError();
+    return e == cudaSuccess ? gk_reduce_pieces(p, ws, split, env.stream) : e;
+}
+
 /* A configuration built for several blocks per SM never gets a stream-K plan (make_plan), so it
  * runs the data-parallel kernel alone and no stream-K kernel is instantiated for it. */
 template <class C> constexpr bool can_stream_k() {
@@ -245,32 +288,47 @@ template <class C> size_t scratch(const gk_rm_problem &p, int sm_count) {
 }
 
 template <class C>
-cudaError_t launch(const gk_rm_problem &p, int group_m, const gk_launch_env &env) {
+cudaError_t launch(const gk_rm_problem &p, int group_m, bool stream_k, const gk_launch_env &env) {
     if constexpr (can_stream_k<C>())
-        return launch_stream_k<C>(p, group_m, env);
-    else
-        return gk_gemm::launch<C>(p, group_m, env.stream);
+        if (stream_k) return launch_stream_k<C>(p, group_m, env);
+    return gk_gemm::launch<C>(p, group_m, env.stream);
 }
 
 struct Choice {
     int group_m;
-    cudaError_t (*launch)(const gk_rm_problem &, int, const gk_launch_env &);
+    cudaError_t (*launch)(const gk_rm_problem &, int, bool, const gk_launch_env &);
     size_t (*scratch)(const gk_rm_problem &, int);
+    cudaError_t (*split_k)(const gk_rm_problem &, int, int, const gk_launch_env &);
 };
 
+#define GK_CFG(bm, bn, bk, wm, wn, wtr, st, mb, ld, ord)                                           \
+    gk_gemm::Config<bm, bn, bk, wm, wn, wtr, st, mb, ld, ord>
 #define GK_CHOICE(id, bm, bn, bk, wm, wn, wtr, st, mb, ld, ord, g)                                 \
-    {g, launch<gk_gemm::Config<bm, bn, bk, wm, wn, wtr, st, mb, ld, ord>>,                         \
-     scratch<gk_gemm::Config<bm, bn, bk, wm, wn, wtr, st, mb, ld, ord>>},
+    {g, launch<GK_CFG(bm, bn, bk, wm, wn, wtr, st, mb, ld, ord)>,                                  \
+     scratch<GK_CFG(bm, bn, bk, wm, wn, wtr, st, mb, ld, ord)>,                                    \
+     launch_split_k<GK_CFG(bm, bn, bk, wm, wn, wtr, st, mb, ld, ord)>},
 const Choice choices[] = {GK_AUTOTUNE_CONFIGS(GK_CHOICE)};
 #undef GK_CHOICE
+#undef GK_CFG
 
 } // namespace
 
-size_t gk_gemm_stream_k_scratch(const gk_rm_problem &p, int sm, int sm_count) {
-    return choices[gk_autotune_pick(p, sm, sm_count)].scratch(p, sm_count);
+size_t gk_gemm_tiled_scratch(int config, bool stream_k, const gk_rm_problem &p, int sm_count) {
+    return stream_k ? choices[config].scratch(p, sm_count) : 0;
 }
 
-cudaError_t gk_gemm_stream_k(const gk_rm_problem &p, const gk_launch_env &env) {
-    const Choice &c = choices[gk_autotune_pick(p, env.sm, env.sm_count)];
-    return c.launch(p, c.group_m, env);
+cudaError_t gk_gemm_tiled(int config, bool stream_k, const gk_rm_problem &p,
+                          const gk_launch_env &env) {
+    const Choice &c = choices[config];
+    return c.launch(p, c.group_m, stream_k, env);
+}
+
+size_t gk_gemm_split_k_scratch(int split, const gk_rm_problem &p) {
+    return GK_SCRATCH_FLAG_BYTES + (size_t)split * p.m * gk_pieces_ld(p.n) * sizeof(float);
+}
+
+cudaError_t gk_gemm_split_k(int config, int split, const gk_rm_problem &p,
+                            const gk_launch_env &env) {
+    const Choice &c = choices[config];
+    return c.split_k(p, c.group_m, split, env);
 }

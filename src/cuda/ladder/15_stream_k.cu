@@ -4,8 +4,9 @@
  * computes what: the tiles of the last, partial wave are split along K over all SMs and their
  * pieces summed in a fixed order, so no SM idles while the last tiles finish.
  * This step is the production launcher gk_cuda_sgemm runs by default, which lives with the other
- * production code: src/cuda/gemm/stream_k.cu (schedule, kernel, launcher). The ladder shows it as
- * a step so its effect is measured against steps 11 and 13.
+ * production code: src/cuda/gemm/select.cu picks a plan (the stream-K schedule of stream_k.cu, or
+ * split-K or the GEMV-class kernel for thin shapes: docs/cuda.md, "Plan kinds") and runs it. The
+ * ladder shows it as a step so its effect is measured against steps 11 and 13.
  */
 #include "cuda/ladder/ladder.h"
 #include "cuda/gemm/gemm.h"

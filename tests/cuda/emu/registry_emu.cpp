@@ -16,3 +16,9 @@ const gk_kernel_entry *gk_cuda_registry(int *count) {
     *count = (int)(sizeof entries / sizeof entries[0]);
     return entries;
 }
+
+/* The emulated default kernel runs no plans (src/cuda/gemm/plan.h): the dispatcher launches it
+ * from its registry entry. */
+const gk_plan_ops *gk_cuda_plan_ops(void) {
+    return nullptr;
+}
