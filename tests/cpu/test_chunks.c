@@ -6,8 +6,6 @@
  * call must say chunks=2 or more), in each packed variant; each runs on 2, 3, 4 and 7 threads,
  * also while a spinning thread competes for the cores, so chunks change hands between runs.
  */
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +13,7 @@
 
 #include "check.h"
 #include "gemmkit.h"
+#include "threads_probe.h"
 
 typedef struct {
     gk_layout layout;
@@ -52,33 +51,15 @@ static int run(const chunk_case *cs, const float *a, const float *b, float *c, i
                     ldc) == GK_SUCCESS;
 }
 
-/* The planner's chunk count for a case on 2 threads, from its GEMMKIT_VERBOSE line (stderr sent
- * to a temporary file for the call); -1 when the line is missing. */
-static int chunks_on_two(const chunk_case *cs, const float *a, const float *b, float *c) {
-    char path[] = "/tmp/gk_chunks_XXXXXX", text[4096];
-    const int fd = mkstemp(path);
-    if (fd < 0) return -1;
-    unlink(path);
-    fflush(stderr);
-    const int saved = dup(STDERR_FILENO);
-    dup2(fd, STDERR_FILENO);
-    run(cs, a, b, c, 2);
-    fflush(stderr);
-    dup2(saved, STDERR_FILENO);
-    close(saved);
-    const ssize_t len = pread(fd, text, sizeof text - 1, 0);
-    close(fd);
-    text[len > 0 ? len : 0] = '\0';
-    const char *at = strstr(text, "chunks=");
-    return at ? atoi(at + 7) : -1;
-}
-
-static atomic_int spinning;
-static void *spin(void *arg) {
-    (void)arg;
-    while (atomic_load_explicit(&spinning, memory_order_relaxed))
-        ;
-    return NULL;
+/* One 2-thread call of a case, for t_verbose_field. */
+typedef struct {
+    const chunk_case *cs;
+    const float *a, *b;
+    float *c;
+} two_call;
+static int run_on_two(void *arg) {
+    const two_call *t = arg;
+    return run(t->cs, t->a, t->b, t->c, 2);
 }
 
 static void bitwise_any_threads(void) {
@@ -93,23 +74,17 @@ static void bitwise_any_threads(void) {
         T_REQUIRE(a && b && c0 && ref && c, "out of memory");
         memcpy(ref, c0, (size_t)mn * sizeof *ref);
         T_REQUIRE(run(cs, a, b, ref, 1), "%s: call failed: %s", cs->what, gk_last_error());
-        const int chunks = chunks_on_two(cs, a, b, c);
+        two_call tc = {cs, a, b, c};
+        const int chunks = t_verbose_field(run_on_two, &tc, "chunks=");
         T_CHECK(chunks >= 2, "%s: 2-thread plan has chunks=%d, want >= 2 (the case tests nothing)",
                 cs->what, chunks);
         for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
             /* The second round competes with a spinning thread for the cores. */
-            pthread_t spinner;
             const int contend = t >= 4;
-            if (contend) {
-                atomic_store(&spinning, 1);
-                T_REQUIRE(pthread_create(&spinner, NULL, spin, NULL) == 0, "pthread_create");
-            }
+            if (contend) T_REQUIRE(t_spin_start() == 0, "pthread_create");
             memcpy(c, c0, (size_t)mn * sizeof *c);
             const int ok = run(cs, a, b, c, threads[t]);
-            if (contend) {
-                atomic_store(&spinning, 0);
-                pthread_join(spinner, NULL);
-            }
+            if (contend) t_spin_stop();
             T_REQUIRE(ok, "call failed: %s", gk_last_error());
             int64_t diff = 0;
             for (int64_t e = 0; e < mn; e++)
@@ -125,7 +100,7 @@ static void bitwise_any_threads(void) {
 }
 
 int main(void) {
-    setenv("GEMMKIT_VERBOSE", "1", 1); /* read at the first call; only chunks_on_two keeps it */
+    setenv("GEMMKIT_VERBOSE", "1", 1); /* read at the first call; only the chunk count is read from it */
     T_RUN(bitwise_any_threads);
     return t_finish();
 }

@@ -9,8 +9,6 @@
  * give the 1-thread bits.
  */
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +16,7 @@
 
 #include "check.h"
 #include "ref.h"
+#include "threads_probe.h"
 
 typedef struct {
     gk_layout layout;
@@ -79,32 +78,14 @@ static int run(const ks_case *cs, ks_data *d, int threads) {
                     d->ldb, cs->beta, d->c, d->ldc) == GK_SUCCESS;
 }
 
-/* The planner's k split for a case on 2 threads, from its GEMMKIT_VERBOSE line; -1 if none. */
-static int ksplit_on_two(const ks_case *cs, ks_data *d) {
-    char path[] = "/tmp/gk_ksplit_XXXXXX", text[4096];
-    const int fd = mkstemp(path);
-    if (fd < 0) return -1;
-    unlink(path);
-    fflush(stderr);
-    const int saved = dup(STDERR_FILENO);
-    dup2(fd, STDERR_FILENO);
-    run(cs, d, 2);
-    fflush(stderr);
-    dup2(saved, STDERR_FILENO);
-    close(saved);
-    const ssize_t len = pread(fd, text, sizeof text - 1, 0);
-    close(fd);
-    text[len > 0 ? len : 0] = '\0';
-    const char *at = strstr(text, "ksplit=");
-    return at ? atoi(at + 7) : -1;
-}
-
-static atomic_int spinning;
-static void *spin(void *arg) {
-    (void)arg;
-    while (atomic_load_explicit(&spinning, memory_order_relaxed))
-        ;
-    return NULL;
+/* One 2-thread call of a case, for t_verbose_field. */
+typedef struct {
+    const ks_case *cs;
+    ks_data *d;
+} two_call;
+static int run_on_two(void *arg) {
+    const two_call *t = arg;
+    return run(t->cs, t->d, 2);
 }
 
 static void split_results(void) {
@@ -120,7 +101,8 @@ static void split_results(void) {
         T_REQUIRE(ref && scale && first, "out of memory");
         t_ref_sgemm(cs->layout, cs->ta, cs->tb, cs->m, cs->n, cs->k, cs->alpha, d.a, d.lda, d.b,
                     d.ldb, cs->beta, d.c0, d.ldc, ref, scale);
-        const int ks = ksplit_on_two(cs, &d);
+        two_call tc = {cs, &d};
+        const int ks = t_verbose_field(run_on_two, &tc, "ksplit=");
         T_CHECK(ks >= 2, "case %d: 2-thread plan has ksplit=%d, want >= 2 (the case tests nothing)",
                 i, ks);
         for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
@@ -131,12 +113,9 @@ static void split_results(void) {
                     "case %d on %d threads: %s", i, threads[t], msg);
             memcpy(first, d.c, sizeof(float) * d.nc);
             /* the same thread count again, a spinning thread competing: the same bits */
-            pthread_t spinner;
-            atomic_store(&spinning, 1);
-            T_REQUIRE(pthread_create(&spinner, NULL, spin, NULL) == 0, "pthread_create");
+            T_REQUIRE(t_spin_start() == 0, "pthread_create");
             const int ok = run(cs, &d, threads[t]);
-            atomic_store(&spinning, 0);
-            pthread_join(spinner, NULL);
+            t_spin_stop();
             T_REQUIRE(ok, "case %d: call failed: %s", i, gk_last_error());
             T_CHECK(memcmp(first, d.c, sizeof(float) * d.nc) == 0,
                     "case %d on %d threads: a second run changed the bits", i, threads[t]);
@@ -172,7 +151,7 @@ static void low_precision_not_split(void) {
 }
 
 int main(void) {
-    setenv("GEMMKIT_VERBOSE", "1", 1); /* read at the first call: ksplit_on_two reads the line */
+    setenv("GEMMKIT_VERBOSE", "1", 1); /* read at the first call: the k split is read from it */
     T_RUN(split_results);
     T_RUN(low_precision_not_split);
     return t_finish();
