@@ -3,7 +3,8 @@
  * select.cu) on the shapes they exist for: GEMV-class (m or n in 1..8, odd and long K), split-K
  * (small m x n, long K), and the tiled plans, through gk_cuda_sgemm in both layouts and all four
  * transposition pairs, with odd leading dimensions, operands one float off 16-byte alignment, and
- * alpha/beta cases including beta = 0 over NaN in C. Every plan gk_sgemm_plan_candidates offers
+ * alpha/beta cases including beta = 0 over NaN in C, and the padded copy of a B whose rows
+ * cannot take 16-byte copies (`padded_b_copy`). Every plan gk_sgemm_plan_candidates offers
  * (what `gemmkit tune` may store) also runs directly through gk_sgemm_plan_launch, with its
  * scratch and without any, and twice (the results must be bitwise equal: reductions are ordered).
  * `heuristic_picks` checks on the host, without a device, that the heuristic picks GEMV, split-K
@@ -213,6 +214,34 @@ static void unaligned_operands(void) {
 
 /* The heuristic on the host: the plan kind each shape class is meant to get on an H100 (sm_90,
  * 132 SMs); every candidate valid, the pick first; invalid plans refused. */
+/* A kernel B the tiled kernels cannot read with 16-byte copies (column-major A with an odd m or
+ * lda, a misaligned pointer; row-major B likewise) is copied into padded rows once the kernel
+ * has PAD_B_MIN_ROWS rows (dispatch.cu): the copy and the edge vectors over its padding. */
+static void padded_b_copy(void) {
+    NEED_DEVICE();
+    struct Pad {
+        gk_layout l;
+        int64_t m, n, k;
+        int ld_pad, off;
+    };
+    static const Pad pads[] = {{GK_COL_MAJOR, 301, 2100, 300, 0, 0},
+                               {GK_COL_MAJOR, 300, 2050, 257, 1, 0},
+                               {GK_COL_MAJOR, 300, 2049, 130, 0, 1},
+                               {GK_ROW_MAJOR, 2100, 303, 200, 0, 0},
+                               {GK_ROW_MAJOR, 2051, 5, 300, 0, 0},
+                               {GK_COL_MAJOR, 1, 2100, 64, 0, 0}};
+    t_rng r = {0x9addull};
+    char msg[600];
+    int failed = 0;
+    for (int i = 0; i < (int)(sizeof pads / sizeof pads[0]); i++) {
+        const Pad &q = pads[i];
+        const t_gemm_case cs = make_case(q.l, GK_NO_TRANS, i % 2 ? GK_TRANS : GK_NO_TRANS, q.m, q.n,
+                                         q.k, alphas[i % 3], betas[i % 3], q.ld_pad);
+        if (run_api(cs, q.off, &r, msg, sizeof msg) && !failed++) T_CHECK(0, "%s", msg);
+    }
+    T_CHECK(!failed, "%d runs failed", failed);
+}
+
 static void heuristic_picks(void) {
     struct Want {
         int64_t m, n, k;
@@ -382,6 +411,7 @@ int main(int argc, char **argv) {
         if (g_sm < 80) g_have_device = 0; /* the FP32 production kernels need sm_80 */
     }
     T_RUN(heuristic_picks);
+    T_RUN(padded_b_copy);
     T_RUN(gemv_shapes);
     T_RUN(split_k_shapes);
     T_RUN(layouts_and_transpositions);

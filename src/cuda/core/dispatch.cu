@@ -31,9 +31,15 @@
 
 #include "cuda/core/core.h"
 #include "cuda/gemm/plan.h"
+#include "cuda/gemm/util.cuh"
 #include "cuda/registry.h"
 
 enum { WS_ROW_ALIGN = 32 }; /* floats: 128-byte rows */
+/* Kernel rows from which a misaligned B is copied into padded rows: each element of B then serves
+ * at least this many multiply-adds, so the copy (a read and a write of B) costs a few percent of
+ * the product and the 16-byte copies it allows save about a tenth
+ * (bench/results/h100/odd_shapes_probe.txt). */
+enum { PAD_B_MIN_ROWS = 2048 };
 
 const char *gk_cuda_plan_source_name(int source) {
     static const char *const names[] = {"heuristic", "tune cache", "forced"};
@@ -118,7 +124,12 @@ gk_status gk_cuda_sgemm_run(gk_cuda_ctx *ctx, int kernel_id, const char *who, gk
     const int64_t lda_ws = gk_round_up(g.k, WS_ROW_ALIGN); /* kernel A = op(B)^T, n x k */
     const int64_t ldb_ws = gk_round_up(g.m, WS_ROW_ALIGN); /* kernel B = op(A)^T, k x m */
     const int64_t a_elems = g.transb ? gk_round_up(g.n * lda_ws, WS_ROW_ALIGN) : 0;
-    const int64_t b_elems = g.transa ? g.k * ldb_ws : 0;
+    /* A kernel B whose rows the tiled kernels cannot read with 16-byte copies (misaligned, or a
+     * length not a multiple of 4: an odd m, column-major) is copied into padded rows when the
+     * kernel has enough rows to repay the copy (docs/cuda.md, "The workspace"). */
+    const bool pad_b = ops && !g.transa && plan.kind != GK_PLAN_GEMV && p.m >= PAD_B_MIN_ROWS &&
+                       !(gk_vec_ok(g.a, g.lda) && g.m % 4 == 0);
+    const int64_t b_elems = g.transa || pad_b ? g.k * ldb_ws : 0;
     const int64_t ws_elems = scratch_elems + a_elems + b_elems;
     if (scratch > 0 || a_elems + b_elems > 0) {
         if ((uint64_t)ws_elems > SIZE_MAX / sizeof(float) / 2)
@@ -139,7 +150,13 @@ gk_status gk_cuda_sgemm_run(gk_cuda_ctx *ctx, int kernel_id, const char *who, gk
         /* stored A is column-major k x m, i.e. row-major m x k in memory */
         err = gk_cuda_transpose(g.a, g.m, g.k, g.lda, ws_b, ldb_ws, ctx->stream);
         if (err != cudaSuccess) return gk_cuda_status(who, "transpose kernel launch", err);
-        p.b = ws_b, p.ldb = ldb_ws;
+        p.b = ws_b, p.ldb = ldb_ws, p.b_padded = 1;
+    } else if (pad_b) {
+        err = cudaMemcpy2DAsync(ws_b, (size_t)ldb_ws * sizeof(float), g.a,
+                                (size_t)g.lda * sizeof(float), (size_t)g.m * sizeof(float),
+                                (size_t)g.k, cudaMemcpyDeviceToDevice, ctx->stream);
+        if (err != cudaSuccess) return gk_cuda_status(who, "copying B into padded rows", err);
+        p.b = ws_b, p.ldb = ldb_ws, p.b_padded = 1;
     } else {
         p.b = g.a, p.ldb = g.lda;
     }

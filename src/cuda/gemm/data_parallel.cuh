@@ -38,9 +38,10 @@ __global__ void __launch_bounds__(C::THREADS, C::MIN_BLOCKS)
     whole_tile<C, VEC_B>(p, m0, n0, vec_c);
 }
 
-/* 16-byte B copies need whole vectors: n % 4 == 0 as well as alignment (see cp_async_16). */
+/* 16-byte B copies need whole vectors: n % 4 == 0 (or rows padded past n) as well as alignment
+ * (see cp_async_16). */
 inline bool vec_b_ok(const gk_rm_problem &p) {
-    return gk_vec_ok(p.b, p.ldb) && p.n % 4 == 0;
+    return gk_vec_ok(p.b, p.ldb) && (p.n % 4 == 0 || p.b_padded);
 }
 
 /* Allow kernel `kern` the dynamic shared memory of configuration C. */

@@ -38,6 +38,9 @@ struct gk_rm_problem {
     int64_t ldb;
     float *c;
     int64_t ldc;
+    /* 1: each row of B may be read up to the next multiple of 4 columns (B is the dispatcher's
+     * padded copy), so 16-byte copies may cover its right edge whatever n is */
+    int b_padded = 0;
 };
 
 struct gk_launch_env {
