@@ -1,16 +1,21 @@
 /*
  * registry.cu — the kernels, in ladder order. Adding a ladder step means one launcher file in
- * ladder/ and one line here; a production kernel lives in gemm/ and is listed under the step
- * (file in ladder/) that introduces it, as step 15 does for the stream-K launcher. The CLI, tests,
+ * ladder/ and one line here; a production kernel lives in gemm/ (or hopper/) and is listed under
+ * the step (file in ladder/) that introduces it, as step 15 does for the stream-K launcher and
+ * steps 18-20 for the sm_90a kernel's configurations. The CLI, tests,
  * benchmark and docs pick the list up from this table.
  */
 #include "cuda/gemm/plan.h"
 #include "cuda/ladder/ladder.h"
+#include "cuda/ladder/tc_steps.h"
 #include "cuda/registry.h"
 
 #include "gemmkit.h"
 
 static const double TF32_UNIT = 1.0 / 2048.0; /* 10 explicit mantissa bits: u = 2^-11 */
+/* wgmma reads float32 operands as TF32 by dropping the low 13 mantissa bits: truncation, u = 2^-10
+ * (steps 16-20 hand it the caller's bits, as gk_cuda_gemm_ex does for GK_TF32) */
+static const double TF32_TRUNC = 1.0 / 1024.0;
 
 static const gk_kernel_entry entries[] = {
     {"01_naive",
@@ -75,6 +80,29 @@ static const gk_kernel_entry entries[] = {
      "production launcher it also runs split-K and a GEMV-class kernel for thin "
      "shapes, the plan chosen per problem",
      80, 0.0, 0, gk_ladder_15_stream_k, gk_ladder_15_stream_k_scratch},
+    {"16_wgmma_tf32",
+     "Hopper's warpgroup MMA: wgmma m64n128k8 TF32 reads both tiles from shared memory "
+     "through descriptors (128-byte swizzle), accumulators in registers; tiles by "
+     "cp.async, two buffers. B is first copied transposed (wgmma's TF32 is K-major "
+     "only), in the timed call",
+     90, TF32_TRUNC, 1, gk_ladder_16_wgmma_tf32, gk_ladder_kmajor_scratch},
+    {"17_tma_ring",
+     "TMA loads into a 4-stage ring guarded by full (expect_tx) and empty mbarriers; "
+     "one computing thread issues the loads 4 stages ahead, one wgmma group in flight",
+     90, TF32_TRUNC, 1, gk_ladder_17_tma_ring, gk_ladder_kmajor_scratch},
+    {"18_warp_specialized",
+     "the production sm_90a kernel: a producer warpgroup (setmaxnreg down) issues TMA, "
+     "two consumer warpgroups (setmaxnreg up) compute a 128x256 tile, TMA store of C; "
+     "one tile per CTA",
+     90, TF32_TRUNC, 1, gk_ladder_18_warp_specialized, gk_ladder_kmajor_scratch},
+    {"19_persistent",
+     "one CTA per SM walks the tiles in grouped order; the producer loads the next "
+     "tile during the epilogue",
+     90, TF32_TRUNC, 1, gk_ladder_19_persistent, gk_ladder_kmajor_scratch},
+    {"20_clusters",
+     "clusters of 2 CTAs share each B tile by TMA multicast; tile width chosen per "
+     "problem: the TF32 path of gk_cuda_gemm_ex",
+     90, TF32_TRUNC, 1, gk_ladder_20_clusters, gk_ladder_kmajor_scratch},
 };
 
 const gk_kernel_entry *gk_cuda_registry(int *count) {

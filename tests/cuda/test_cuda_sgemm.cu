@@ -550,6 +550,47 @@ static void stream_k_schedule(void) {
     }
 }
 
+/* Ladder steps 16-20 (wgmma, sm_90 only) on problems the registry-wide cases are too small for:
+ * more 128 x 256 tiles than an H100 has SMs (or than it has clusters of two), so the persistent
+ * grid walks several tiles per CTA, K over more stages than the ring holds (K = 160 and 129: five
+ * 32-float stages), edges in every dimension. The first case's kernel A is read in place (row-major
+ * NN, lda = k, 16-byte aligned, k a multiple of 4); the second's has an odd lda, so the launcher
+ * copies it; B is always copied transposed. beta = 0 runs on NaN-filled C, beta != 0 reads C; the
+ * sentinels around C must survive. */
+static void sm90_ladder_steps(void) {
+    NEED_DEVICE();
+    static const char *const steps[] = {"16_wgmma_tf32", "17_tma_ring", "18_warp_specialized",
+                                        "19_persistent", "20_clusters"};
+    const int first = kernel_named(steps[0]);
+    if (first < 0) T_SKIP("this build's registry has no %s", steps[0]);
+    gk_cuda_kernel_info info;
+    gk_cuda_kernel_info_get(first, &info);
+    if (info.min_sm > g_sm) T_SKIP("needs sm_%d, device is sm_%d", info.min_sm, g_sm);
+    t_gemm_case cs[2];
+    cs[0] = simple_case(GK_ROW_MAJOR, GK_NO_TRANS, GK_NO_TRANS, g_small ? 300 : 2049,
+                        g_small ? 280 : 2100, g_small ? 68 : 160, 1.25f, 0.0f);
+    cs[0].lda = cs[0].k;
+    cs[1] = simple_case(GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, g_small ? 129 : 2100,
+                        g_small ? 257 : 2049, g_small ? 33 : 129, -0.5f, -1.5f);
+    for (int c = 0; c < 2; c++) {
+        t_rng r = {0xc0ffeeull + (uint64_t)c};
+        t_gemm_data d;
+        T_REQUIRE(!t_gemm_data_init(&d, &cs[c], &r), "out of host memory");
+        for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+            const int id = kernel_named(steps[i]);
+            T_CHECK(id >= 0, "the registry has no %s", steps[i]);
+            if (id < 0) continue;
+            gk_cuda_kernel_info_get(id, &info);
+            char msg[400], desc[200];
+            t_gemm_data_reset_c(&d);
+            const int bad = run_on_device(g_ctx, id, &d, info.input_rounding, 0, msg, sizeof msg);
+            t_case_str(&cs[c], desc, sizeof desc);
+            T_CHECK(!bad, "%s %s: %s", steps[i], desc, msg);
+        }
+        t_gemm_data_free(&d);
+    }
+}
+
 /* ---- the tune cache (docs/tuning.md) -----------------------------------------------------------
  * Every candidate plan of a few shapes, written to a cache file as that shape's entry, must be
  * the plan a new context runs (gk_cuda_sgemm_choose says where its plan came from) and give the
@@ -1427,6 +1468,7 @@ int main(int argc, char **argv) {
     T_RUN(streams_and_device);
     T_RUN(workspace_out_of_memory);
     T_RUN(stream_k_schedule);
+    T_RUN(sm90_ladder_steps);
     T_RUN(tune_cache_plans);
     T_RUN(host_pointers);
     T_RUN(other_device_memory);

@@ -413,7 +413,7 @@ int main(int argc, char **argv) {
             int a_mn, b_mn, widths[3];
         } fams[] = {{GK_BF16, 0, 0, {256, 192, 128}}, {GK_F16, 0, 0, {256, 192, 128}},
                     {GK_BF16, 0, 1, {256, 192, 128}}, {GK_F16, 0, 1, {256, 192, 128}},
-                    {GK_TF32, 0, 0, {256, 192, 128}}, {GK_F8_E4M3FN, 0, 0, {192, 128, 0}}};
+                    {GK_TF32, 0, 0, {256, 192, 128}}, {GK_F8_E4M3FN, 0, 0, {256, 192, 128}}};
         for (const family &f : fams)
             for (int w : f.widths) {
                 if (!w) continue;

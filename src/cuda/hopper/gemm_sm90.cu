@@ -205,16 +205,16 @@ bool block_scaled(const gk_tc_problem &p) {
     return p.bs_a.kind != GK_TCS_NONE || p.bs_b.kind != GK_TCS_NONE;
 }
 
-/* FP8: the promoted product holds a second set of accumulators, hence 192 columns at most; fast
- * accumulation (no promotion) keeps the 256-wide tile. */
+/* FP8: the promoted product (a 256-wide tile in two halves: config::PARTS) chooses among three
+ * widths, the block-scaled one among two; fast accumulation keeps the widest tile. */
 template <int OP> cudaError_t launch_fp8(const gk_tc_problem &p, const gk_launch_env &env) {
     if (block_scaled(p)) {
         if constexpr (OP == OP_E4M3_E4M3)
-            return launch_best<OP, false, false, true, SC_K128, 192>(p, env);
+            return launch_best<OP, false, false, true, SC_K128, 256, 128>(p, env);
         return cudaErrorNotSupported;
     }
     if (p.fp8_fast_accum) return launch_best<OP, false, false, false, SC_NONE, 256>(p, env);
-    return launch_best<OP, false, false, true, SC_NONE, 192, 128>(p, env);
+    return launch_best<OP, false, false, true, SC_NONE, 256, 192, 128>(p, env);
 }
 
 /* 1 when this library holds sm_90a code for the kernel (it may be built for other targets only). */
@@ -278,4 +278,18 @@ cudaError_t gk_hopper_gemm(const gk_tc_problem &p, const gk_launch_env &env) {
     default:
         return cudaErrorNotSupported;
     }
+}
+
+cudaError_t gk_hopper_gemm_ladder(const gk_tc_problem &p, const gk_launch_env &env,
+                                  int persistent) {
+    using C = config<OP_TF32, 256, false, false, false, 1>;
+    if (op_for(p.ta, p.tb) != OP_TF32 || p.a_mn_major || p.b_mn_major || p.k_lo > 0 ||
+        block_scaled(p))
+        return cudaErrorNotSupported;
+    int slots = 0x7fffffff; /* one CTA per tile */
+    if (persistent) {
+        const cudaError_t err = slots_for<C>(env, &slots);
+        if (err != cudaSuccess) return err;
+    }
+    return launch<C>(p, env, slots);
 }

@@ -19,7 +19,9 @@
  *     and B tiles in L2. The producer runs ahead into the next tile while consumers finish one.
  *   - FP8 without fast accumulation: each stage's four wgmmas accumulate into a temporary that is
  *     added to the float32 accumulator after every 128 of K (the tensor core's FP8 accumulator
- *     keeps fewer mantissa bits than float32). That needs twice the registers, hence BN <= 192.
+ *     keeps fewer mantissa bits than float32). The temporary needs registers beside the
+ *     accumulators, so a 256-wide tile is multiplied in two halves of 128 columns, one after the
+ *     other, each into the same temporary (promoted_tile).
  *   - Block-scaled FP8 (hopper.h's block scales: 1x128 on A, 128x128 on B): the same promotion,
  *     each stage's temporary multiplied by its rows' scales and its columns' block scale as it is
  *     added. A's per-row scales travel with the stage (a TMA box of the transposed float32 scales
@@ -38,6 +40,8 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+
+#include <type_traits>
 
 #include "cuda/ptx/sm90.cuh"
 
@@ -103,6 +107,11 @@ struct config {
     static constexpr int STAGE_BYTES = A_BYTES + B_BYTES + (SA_BYTES + 1023) / 1024 * 1024;
     static constexpr int STAGES = (196608 / STAGE_BYTES) < 8 ? 196608 / STAGE_BYTES : 8;
     static constexpr int NACC = BN / 2; /* accumulator floats per thread (64 rows x BN / 128) */
+    /* promoted FP8: the tile's columns are multiplied in PARTS parts of PN columns, each into a
+     * temporary of NACC / PARTS floats that must fit beside the accumulators (192 of the
+     * consumers' 232 registers): one part up to 192 columns, two halves of a 256-wide tile */
+    static constexpr int PARTS = PROMOTE && 2 * NACC > 192 ? 2 : 1, PN = BN / PARTS;
+    static_assert(NACC + (PROMOTE ? NACC / PARTS : 0) <= 192, "accumulators within the budget");
     /* dynamic shared memory: 1024-byte alignment slack, the ring, the epilogue's staging buffers
      * (EPI_BYTES per consumer), then 2 * STAGES mbarriers */
     static constexpr int SMEM_BYTES = 1024 + STAGES * STAGE_BYTES + 2 * EPI_BYTES + 2 * STAGES * 8;
@@ -115,8 +124,8 @@ struct config {
     static_assert(SMEM_BYTES <= 227 * 1024, "the most dynamic shared memory a CTA may have");
     static_assert(CM == 1 || CM == 2, "clusters of one or two CTAs along M");
     static_assert(SC == SC_NONE || (PROMOTE && op_traits<OP>::elem_bytes == 1 && !A_MN && !B_MN &&
-                                    BK == 128 && BN % 64 == 0 && BN <= 256),
-                  "block scales: promoted FP8, K-major, one scale block per stage");
+                                    BK == 128 && PN == 128),
+                  "block scales: promoted FP8, K-major, one scale block per stage and part");
     /* MN-major B: the cluster's CTAs load whole 64-wide chunks each, or, when the chunks do not
      * split evenly between them (BN = 192), a part of every chunk's K rows each */
     static constexpr int B_KPARTS = B_MN && (BN / CHUNK) % CM != 0 ? CM : 1;
@@ -149,11 +158,12 @@ __device__ __forceinline__ void tile_coords(const params &p, int t, int &tm, int
         wgmma_e4m3_e5m2_n##N(d, da, db, scale_d);                                                  \
     else                                                                                           \
         wgmma_e5m2_e4m3_n##N(d, da, db, scale_d);
-template <class C>
+template <class C, int N>
 __device__ __forceinline__ void wgmma(float *d, uint64_t da, uint64_t db, int scale_d) {
-    if constexpr (C::BN == 128) {
+    static_assert(N == 128 || N == 192 || N == 256, "a wgmma width");
+    if constexpr (N == 128) {
         GK_SM90_WGMMA(128)
-    } else if constexpr (C::BN == 192) {
+    } else if constexpr (N == 192) {
         GK_SM90_WGMMA(192)
     } else {
         GK_SM90_WGMMA(256)
@@ -161,8 +171,9 @@ __device__ __forceinline__ void wgmma(float *d, uint64_t da, uint64_t db, int sc
 }
 #undef GK_SM90_WGMMA
 
-/* One stage's four wgmmas (K = 4 x 32 bytes) for a 64-row slice, into d. */
-template <class C>
+/* One stage's four wgmmas (K = 4 x 32 bytes) for a 64-row slice and N columns of B from b_base,
+ * into d. */
+template <class C, int N = C::BN>
 __device__ __forceinline__ void mma_stage(float *d, uint32_t a_base, uint32_t b_base,
                                           int zero_first) {
 #pragma unroll
@@ -173,7 +184,7 @@ __device__ __forceinline__ void mma_stage(float *d, uint32_t a_base, uint32_t b_
                                     : desc_sw128(a_base + j * 32, 16, 1024);
         const uint64_t db = C::B_MN ? desc_sw128(b_base + j * 2048, C::BK * ROW_BYTES, 1024)
                                     : desc_sw128(b_base + j * 32, 16, 1024);
-        wgmma<C>(d, da, db, !(zero_first && j == 0));
+        wgmma<C, N>(d, da, db, !(zero_first && j == 0));
     }
 }
 
@@ -307,9 +318,10 @@ __device__ __forceinline__ void store_tile_tma(const CUtensorMap *map_c, const f
                             *(float *)d0 = v0, *(float *)d1 = v1;
                         else if constexpr (OUT == OUT_BF16)
                             *(__nv_bfloat16 *)d0 = __float2bfloat16_rn(v0),
-                                         *(__nv_bfloat16 *)d1 = __float2bfloat16_rn(v1);
+                                            *(__nv_bfloat16 *)d1 = __float2bfloat16_rn(v1);
                         else
-                            *(__half *)d0 = __float2half_rn(v0), *(__half *)d1 = __float2half_rn(v1);
+                            *(__half *)d0 = __float2half_rn(v0),
+                                     *(__half *)d1 = __float2half_rn(v1);
                     } else {
                         uint8_t *dst = swizzled(box, row, (jj * 8 + 2 * (lane % 4)) * CB);
                         if constexpr (OUT == OUT_F32)
@@ -340,57 +352,89 @@ __device__ __forceinline__ void store_tile_tma(const CUtensorMap *map_c, const f
 #endif /* GK_SM90A */
 
 #ifdef GK_SM90A
-/* acc += part * scale for one consumer's 64 x BN slice, where the scale of element 4j + 2h + e
- * (row 8h + ..., n8 block j) is s_lo[h] for blocks j < SPLIT and s_hi[h] after: the 128x128
- * scales of B change at most once inside a tile, at a compile-time block. */
-template <class C, int SPLIT>
-__device__ __forceinline__ void promote_split(float *acc, const float *part, const float *s_lo,
-                                              const float *s_hi) {
-#pragma unroll
-    for (int j = 0; j < C::BN / 8; ++j)
-#pragma unroll
-        for (int i = 0; i < 4; ++i)
-            acc[4 * j + i] = fmaf(part[4 * j + i], j < SPLIT ? s_lo[i / 2] : s_hi[i / 2],
-                                  acc[4 * j + i]);
+/* Compile-time loop: f(std::integral_constant<int, I>) for I in [B, E). */
+template <int B, int E, class F> __device__ __forceinline__ void static_for(F &&f) {
+    if constexpr (B < E) {
+        f(std::integral_constant<int, B>{});
+        static_for<B + 1, E>(f);
+    }
 }
 
-/* B's two 128x128 block scales that may meet tile column tn in K block kb. The tile starts on a
- * multiple of 64 columns, so its block changes at tile column 64 or 128, or not at all (then the
- * second block is past n and its columns unused). */
-template <class C>
-__device__ __forceinline__ float2 blk_scales(const params &p, int tn, int kb) {
+/* Part Q of the tile (n8 blocks [Q * PB, (Q + 1) * PB) of acc) += part, times the scales of a
+ * block-scaled product: element 4j + 2h + e (row 8h + ...) takes sc[2Q + h], its row's scale of A
+ * times the part's block scale of B (a block-scaled part is 128 columns of one 128x128 block). */
+template <class C, int Q>
+__device__ __forceinline__ void promote(float *acc, const float *part, const float *sc) {
+    constexpr int PB = C::PN / 8, j0 = Q * PB;
+#pragma unroll
+    for (int jj = 0; jj < PB; ++jj)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            if constexpr (C::SC == SC_NONE)
+                acc[4 * (j0 + jj) + i] += part[4 * jj + i];
+            else
+                acc[4 * (j0 + jj) + i] =
+                    fmaf(part[4 * jj + i], sc[2 * Q + i / 2], acc[4 * (j0 + jj) + i]);
+        }
+}
+
+/* B's 128x128 block scales of tile column tn's parts in K block kb: part q covers columns
+ * [tn * BN + 128q, + 128), block tn * BN / 128 + q (the second one only in a 256-wide tile, and
+ * 0 when it lies past n: its columns are unused). */
+template <class C> __device__ __forceinline__ float2 blk_scales(const params &p, int tn, int kb) {
     const int64_t b0 = (int64_t)tn * C::BN / 128;
     return make_float2(__ldg(p.blk + b0 * p.blk_ld + kb),
-                       b0 + 1 < p.blk_rows ? __ldg(p.blk + (b0 + 1) * p.blk_ld + kb) : 0.0f);
+                       C::PARTS > 1 && b0 + 1 < p.blk_rows
+                           ? __ldg(p.blk + (b0 + 1) * p.blk_ld + kb)
+                           : 0.0f);
 }
 
-/* One stage (one 128-K block) of a block-scaled FP8 product: the stage's wgmmas into a
- * temporary, then acc += part * sa(row) * sb(col block). The stage's per-row scales of A are in
- * shared memory behind its tiles (sa_s, BM floats), read before the wgmmas are issued; vb holds
- * B's block scales for this stage (blk_scales), loaded a stage ahead from L2 and replaced here by
- * the next stage's: waiting for them inside the stage cost about a tenth of the kernel's time.
+/* The main loop of one promoted FP8 tile (docs/cuda.md, "Tensor cores on Hopper"). Each stage's
+ * four wgmmas (one 128-K block) are issued part by part (config::PARTS column ranges of the tile)
+ * into a temporary, and each finished temporary is added to the float32 accumulator, times
+ * sa(row) * sb(col block) when the product is block-scaled. While one consumer warpgroup waits
+ * and adds, the other one's wgmmas keep the tensor core busy. (Issuing the next part before
+ * adding the previous one, in two temporaries, measured slower: the narrower wgmmas read A from
+ * shared memory once per part.)
+ * Block scales: the stage's per-row scales of A are in shared memory behind its tiles (BM
+ * floats), read before its wgmmas are issued; B's block scales (blk_scales) are loaded a stage
+ * ahead from L2, since waiting for them inside the stage cost about a tenth of the kernel's time.
  * Fragment of element 4j + 2h + e: row warp*16 + lane/4 + 8h, column 8j + 2*(lane%4) + e of the
- * consumer's 64 x BN slice. Releases the stage once nothing more is read from it. */
+ * consumer's 64 x BN slice. */
 template <class C>
-__device__ __forceinline__ void scaled_stage(const params &p, float *acc, uint32_t a_base,
-                                             uint32_t b_base, uint32_t sa_s, float2 &vb,
-                                             uint64_t *empty, int cw, int warp, int lane, int tn,
-                                             int kb, int steps) {
+__device__ __forceinline__ void promoted_tile(const params &p, float *acc, uint32_t ring,
+                                              uint32_t a_off, uint64_t *full, uint64_t *empty,
+                                              int &stage, uint32_t &phase, int cw, int warp,
+                                              int lane, int tn, int steps) {
+    float part[C::NACC / C::PARTS];
+    float sc[4] = {1.0f, 1.0f, 1.0f, 1.0f};
+    float2 vb = make_float2(0.0f, 0.0f);
+    if constexpr (C::SC != SC_NONE) vb = blk_scales<C>(p, tn, 0);
     const int r0 = cw * 64 + warp * 16 + lane / 4;
-    const float sa0 = lds_f32(sa_s + r0 * 4), sa1 = lds_f32(sa_s + (r0 + 8) * 4);
-    float part[C::NACC];
-    wgmma_fence();
-    mma_stage<C>(part, a_base, b_base, 1);
-    wgmma_commit();
-    const float2 v = vb;
-    if (kb + 1 < steps) vb = blk_scales<C>(p, tn, kb + 1);
-    const float s_lo[2] = {sa0 * v.x, sa1 * v.x}, s_hi[2] = {sa0 * v.y, sa1 * v.y};
-    wgmma_wait<0>();
-    if (lane == 0) release<C>(empty);
-    if ((int64_t)tn * C::BN % 128 == 0)
-        promote_split<C, 16>(acc, part, s_lo, s_hi);
-    else
-        promote_split<C, 8>(acc, part, s_lo, s_hi);
+    for (int s = 0; s < steps; ++s) {
+        mbar_wait(&full[stage], phase);
+        const uint32_t a_base = ring + stage * C::STAGE_BYTES + a_off;
+        const uint32_t b_base = ring + stage * C::STAGE_BYTES + C::A_BYTES;
+        float sa0 = 1.0f, sa1 = 1.0f;
+        if constexpr (C::SC != SC_NONE)
+            sa0 = lds_f32(b_base + C::B_BYTES + r0 * 4),
+            sa1 = lds_f32(b_base + C::B_BYTES + (r0 + 8) * 4);
+        static_for<0, C::PARTS>([&](auto qc) {
+            constexpr int q = decltype(qc)::value;
+            wgmma_fence();
+            mma_stage<C, C::PN>(part, a_base, b_base + q * C::PN * ROW_BYTES, 1);
+            wgmma_commit();
+            if constexpr (q == 0 && C::SC != SC_NONE) {
+                const float2 v = vb;
+                if (s + 1 < steps) vb = blk_scales<C>(p, tn, s + 1);
+                sc[0] = sa0 * v.x, sc[1] = sa1 * v.x, sc[2] = sa0 * v.y, sc[3] = sa1 * v.y;
+            }
+            wgmma_wait<0>();
+            if (q == C::PARTS - 1 && lane == 0) release<C>(&empty[stage]);
+            promote<C, q>(acc, part, sc);
+        });
+        if (++stage == C::STAGES) stage = 0, phase ^= 1;
+    }
 }
 
 /* The producer thread: walks the same tiles as the consumers and fills the ring. */
@@ -485,27 +529,15 @@ __device__ __forceinline__ void consume(const params &p, uint8_t *smem, uint64_t
 #pragma unroll
         for (int i = 0; i < C::NACC; ++i)
             acc[i] = 0.0f;
-        float2 vb = make_float2(0.0f, 0.0f); /* block-scaled: B's scales of the next stage */
-        if constexpr (C::SC != SC_NONE) vb = blk_scales<C>(p, tn, 0);
-        int prev = -1;
-        for (int s = 0; s < steps; ++s) {
-            mbar_wait(&full[stage], phase);
-            const uint32_t a_base = ring + stage * C::STAGE_BYTES + a_off;
-            const uint32_t b_base = ring + stage * C::STAGE_BYTES + C::A_BYTES;
-            if constexpr (C::SC != SC_NONE) {
-                scaled_stage<C>(p, acc, a_base, b_base, b_base + C::B_BYTES, vb, &empty[stage], cw,
-                                warp, lane, tn, s, steps);
-            } else if constexpr (C::PROMOTE) {
-                float part[C::NACC];
-                wgmma_fence();
-                mma_stage<C>(part, a_base, b_base, 1);
-                wgmma_commit();
-                wgmma_wait<0>();
-                if (lane == 0) release<C>(&empty[stage]);
-#pragma unroll
-                for (int i = 0; i < C::NACC; ++i)
-                    acc[i] += part[i];
-            } else {
+        if constexpr (C::PROMOTE) {
+            promoted_tile<C>(p, acc, ring, a_off, full, empty, stage, phase, cw, warp, lane, tn,
+                             steps);
+        } else {
+            int prev = -1;
+            for (int s = 0; s < steps; ++s) {
+                mbar_wait(&full[stage], phase);
+                const uint32_t a_base = ring + stage * C::STAGE_BYTES + a_off;
+                const uint32_t b_base = ring + stage * C::STAGE_BYTES + C::A_BYTES;
                 wgmma_fence();
                 mma_stage<C>(acc, a_base, b_base, 0);
                 wgmma_commit();
@@ -513,10 +545,8 @@ __device__ __forceinline__ void consume(const params &p, uint8_t *smem, uint64_t
                 wgmma_wait<1>();
                 if (prev >= 0 && lane == 0) release<C>(&empty[prev]);
                 prev = stage;
+                if (++stage == C::STAGES) stage = 0, phase ^= 1;
             }
-            if (++stage == C::STAGES) stage = 0, phase ^= 1;
-        }
-        if constexpr (!C::PROMOTE) {
             wgmma_wait<0>();
             if (prev >= 0 && lane == 0) release<C>(&empty[prev]);
         }
@@ -554,8 +584,7 @@ __global__ void __launch_bounds__(THREADS, 1)
                 const __grid_constant__ CUtensorMap map_a_lo,
                 const __grid_constant__ CUtensorMap map_b_lo,
                 const __grid_constant__ CUtensorMap map_c,
-                const __grid_constant__ CUtensorMap map_sa,
-                const params p) {
+                const __grid_constant__ CUtensorMap map_sa, const params p) {
 #ifdef GK_SM90A
     extern __shared__ uint8_t smem_raw[];
     uint8_t *smem = (uint8_t *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);

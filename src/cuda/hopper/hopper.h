@@ -96,4 +96,11 @@ int gk_hopper_supports(const gk_tc_problem &p, int sm);
  * persistent grid. Needs no scratch. */
 cudaError_t gk_hopper_gemm(const gk_tc_problem &p, const gk_launch_env &env);
 
+/* The ladder's steps 18 and 19 (src/cuda/ladder/): p, TF32 with both operands K-major, on the
+ * kernel's 128 x 256 tile in clusters of one CTA (no multicast), on a grid of one CTA per tile
+ * (persistent == 0) or the persistent grid. gk_hopper_supports(p, env.sm) must hold;
+ * cudaErrorNotSupported for other types or layouts. gk_hopper_gemm is step 20. */
+cudaError_t gk_hopper_gemm_ladder(const gk_tc_problem &p, const gk_launch_env &env,
+                                  int persistent);
+
 #endif
