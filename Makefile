@@ -178,6 +178,15 @@ $(OOC_BENCH): $(BUILD)/obj/bench/ooc/ooc_bench.cu.o $(STLIB)
 	@mkdir -p $(@D)
 	$(CC) -o $@ $< $(STLIB) $(CUDA_LIBS) $(LDLIBS)
 endif
+# gk-dist-bench (bench/dist/dist_bench.cu): the distributed SGEMM over NCCL on 1, 2, 4 ... GPUs,
+# docs/cuda.md "Distributed SGEMM over NCCL".
+ifeq ($(HAVE_CUDA),1)
+DIST_BENCH := $(BUILD)/bin/gk-dist-bench
+cli: $(DIST_BENCH)
+$(DIST_BENCH): $(BUILD)/obj/bench/dist/dist_bench.cu.o $(STLIB)
+	@mkdir -p $(@D)
+	$(CC) -o $@ $< $(STLIB) $(CUDA_LIBS) $(LDLIBS)
+endif
 # gk-cpu-probe (src/cpu/probe/cpu_probe.c): a white-box probe of the CPU module that times the
 # packed path's pieces (micro-kernel tiles, panel packing) and small whole GEMMs on this CPU.
 # Linked with the static library because it reaches the internal kernel registry.

@@ -464,6 +464,77 @@ GK_API gk_status gk_cuda_sgemm_host_multi(gk_cuda_ctx *const *ctxs, int nctx, gk
                                           const float *b, int64_t ldb, float beta, float *c,
                                           int64_t ldc);
 
+/* Distributed SGEMM over NCCL (docs/cuda.md, "Distributed SGEMM over NCCL"): A, B and C are in
+ * device memory, spread over a P x Q grid of ranks (one GPU each), and the product is computed by
+ * SUMMA: for each panel of K, the rank holding that panel of op(A) broadcasts it along its grid row
+ * and the rank holding that panel of op(B) along its grid column (ncclBroadcast), and every rank
+ * multiplies the two panels into its block of C with gk_cuda_sgemm's own kernels; the broadcasts of
+ * the next panel overlap the current panel's GEMM (double-buffered panels, a communication
+ * stream). NCCL (2.18 or later) is loaded at run time: GEMMKIT_NCCL_LIB names the library, else
+ * libnccl.so.2 is searched on the loader's path and in pip's nvidia-nccl wheels; without it every
+ * gk_cuda_dist_* call that needs it returns GK_ERR_UNSUPPORTED naming what was tried.
+ *
+ * Rank r sits at grid row r / q, column r % q. Each global dimension is split into contiguous
+ * blocks by gk_cuda_dist_range (rows(m, p, i): block i of m split into p); rank (i, j) holds
+ *     op(A)[rows(m, p, i), cols(k, q, j)]   op(B)[rows(k, p, i), cols(n, q, j)]
+ *     C[rows(m, p, i), cols(n, q, j)]
+ * each stored as a matrix of its own in the call's layout with its own leading dimension (op(A)'s
+ * block transposed when transa is GK_TRANS, as for gk_sgemm). */
+typedef struct gk_cuda_dist gk_cuda_dist;
+#define GK_CUDA_DIST_ID_BYTES 128 /* ncclUniqueId */
+
+/* The version of the NCCL the library loads (major * 10000 + minor * 100 + patch); no device
+ * needed. GK_ERR_UNSUPPORTED when NCCL cannot be loaded or is older than 2.18. */
+GK_API gk_status gk_cuda_nccl_version(int *version);
+
+/* The block of a dimension of size n split into `parts` (>= 1) that `index` holds: the first
+ * n % parts blocks have n / parts + 1 elements, the others n / parts; *first is its first index. */
+GK_API gk_status gk_cuda_dist_range(int64_t n, int parts, int index, int64_t *first,
+                                    int64_t *count);
+
+/* One process (or thread) per GPU: gk_cuda_dist_unique_id on one rank (an ncclUniqueId; no device
+ * needed), its GK_CUDA_DIST_ID_BYTES bytes passed to every rank by the caller's means, then on each
+ * rank gk_cuda_dist_create with the same p, q and id, its own rank in [0, p * q) and its device.
+ * Collective: returns once every rank has joined. */
+GK_API gk_status gk_cuda_dist_unique_id(void *id);
+GK_API gk_status gk_cuda_dist_create(gk_cuda_dist **dist, int p, int q, int rank, const void *id,
+                                     int device);
+/* One process driving p * q GPUs: dists[r] is rank r on devices[r] (NULL: device r), all distinct.
+ * Each handle is then used by its own host thread (one collective's calls run concurrently). */
+GK_API gk_status gk_cuda_dist_create_all(gk_cuda_dist **dists, int p, int q, const int *devices);
+GK_API gk_status gk_cuda_dist_destroy(gk_cuda_dist *dist);
+
+typedef struct gk_cuda_dist_info {
+    int p, q, rank, row, col, device;
+    int nccl_version;
+    /* The context the rank computes on: its stream orders the calls (a non-blocking stream the
+     * handle created, unless changed with gk_cuda_set_stream); gk_cuda_set_fp32_mode applies to
+     * the panel GEMMs. */
+    gk_cuda_ctx *ctx;
+    void *stream;  /* the context's stream now (a cudaStream_t) */
+    int64_t panel; /* panel width of K (gk_cuda_dist_set_panel; 0: the default) */
+} gk_cuda_dist_info;
+GK_API gk_status gk_cuda_dist_info_get(const gk_cuda_dist *dist, gk_cuda_dist_info *info);
+
+/* Width of K's panels (>= 1; 0 restores the default). Every rank of a call must use the same. */
+GK_API gk_status gk_cuda_dist_set_panel(gk_cuda_dist *dist, int64_t width);
+
+/* C = alpha * op(A) * op(B) + beta * C for global m x n x k on the grid, collective: every rank
+ * calls it with the same layout, transa, transb, m, n, k, alpha, beta and its own blocks a, b, c
+ * (device memory) and leading dimensions. Asynchronous on the rank's context stream: C's block is
+ * final when that stream reaches this point; a, b and c must stay untouched until then. gk_sgemm's
+ * BLAS semantics (beta == 0 never reads C; alpha == 0 or k == 0 scales C without communication).
+ * On a 1 x 1 grid with the default panel width (or one >= k) the call is one gk_cuda_sgemm on the
+ * blocks, bit for bit; otherwise each panel after the first adds to C (beta 1), one rounding per
+ * panel, within the K-scaled error bound.
+ * Argument errors (gk_sgemm's statuses, leading dimensions checked against this rank's blocks, a
+ * NULL block this rank must read or write) are found before anything is queued; a rank that
+ * returns one leaves the others waiting in their broadcasts, so the arguments must agree. */
+GK_API gk_status gk_cuda_dist_sgemm(gk_cuda_dist *dist, gk_layout layout, gk_trans transa,
+                                    gk_trans transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                    const float *a, int64_t lda, const float *b, int64_t ldb,
+                                    float beta, float *c, int64_t ldc);
+
 typedef struct gk_cuda_kernel_info {
     int id;                /* registry index, 0-based, stable within a release */
     const char *name;      /* short name, e.g. "07_bank_conflict_free" */

@@ -131,3 +131,45 @@ gk_status gk_cuda_gemm_scaled(gk_cuda_ctx *ctx, gk_layout layout, gk_trans trans
     (void)scaling, (void)beta, (void)ctype, (void)c, (void)ldc;
     return not_built("gk_cuda_gemm_scaled");
 }
+gk_status gk_cuda_nccl_version(int *version) {
+    if (version) *version = 0;
+    return not_built("gk_cuda_nccl_version");
+}
+gk_status gk_cuda_dist_range(int64_t n, int parts, int index, int64_t *first, int64_t *count) {
+    (void)n, (void)parts, (void)index, (void)first, (void)count;
+    return not_built("gk_cuda_dist_range");
+}
+gk_status gk_cuda_dist_unique_id(void *id) {
+    (void)id;
+    return not_built("gk_cuda_dist_unique_id");
+}
+gk_status gk_cuda_dist_create(gk_cuda_dist **dist, int p, int q, int rank, const void *id,
+                              int device) {
+    (void)p, (void)q, (void)rank, (void)id, (void)device;
+    if (dist) *dist = NULL;
+    return not_built("gk_cuda_dist_create");
+}
+gk_status gk_cuda_dist_create_all(gk_cuda_dist **dists, int p, int q, const int *devices) {
+    (void)dists, (void)p, (void)q, (void)devices;
+    return not_built("gk_cuda_dist_create_all");
+}
+gk_status gk_cuda_dist_destroy(gk_cuda_dist *dist) {
+    (void)dist;
+    return not_built("gk_cuda_dist_destroy");
+}
+gk_status gk_cuda_dist_info_get(const gk_cuda_dist *dist, gk_cuda_dist_info *info) {
+    (void)dist, (void)info;
+    return not_built("gk_cuda_dist_info_get");
+}
+gk_status gk_cuda_dist_set_panel(gk_cuda_dist *dist, int64_t width) {
+    (void)dist, (void)width;
+    return not_built("gk_cuda_dist_set_panel");
+}
+gk_status gk_cuda_dist_sgemm(gk_cuda_dist *dist, gk_layout layout, gk_trans transa, gk_trans transb,
+                             int64_t m, int64_t n, int64_t k, float alpha, const float *a,
+                             int64_t lda, const float *b, int64_t ldb, float beta, float *c,
+                             int64_t ldc) {
+    (void)dist, (void)layout, (void)transa, (void)transb, (void)m, (void)n, (void)k, (void)alpha;
+    (void)a, (void)lda, (void)b, (void)ldb, (void)beta, (void)c, (void)ldc;
+    return not_built("gk_cuda_dist_sgemm");
+}

@@ -100,12 +100,14 @@ gk_status gk_cuda_check_buffer(const gk_cuda_ctx *ctx, const char *who, const ch
  * a gemmkit call never changes which device the calling thread's later CUDA calls go to. */
 class gk_device_guard {
   public:
+    /* cudaSetDevice even when the device is already the current one: in a thread that has not
+     * used CUDA yet cudaGetDevice answers 0 without making device 0's primary context current,
+     * and queries that answer for the current context (cudaPointerGetAttributes' devicePointer)
+     * would see none. */
     explicit gk_device_guard(int device) {
         err_ = cudaGetDevice(&prev_);
-        if (err_ == cudaSuccess && prev_ != device) {
-            err_ = cudaSetDevice(device);
-            changed_ = err_ == cudaSuccess;
-        }
+        if (err_ == cudaSuccess) err_ = cudaSetDevice(device);
+        changed_ = err_ == cudaSuccess && prev_ != device;
     }
     ~gk_device_guard() {
         if (changed_) cudaSetDevice(prev_);

@@ -305,6 +305,14 @@ inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned) {
     *s = malloc(1); /* a distinct token per stream */
     return cudaSuccess;
 }
+/* priorities order nothing here: every call is synchronous */
+inline cudaError_t cudaDeviceGetStreamPriorityRange(int *least, int *greatest) {
+    *least = 0, *greatest = -1;
+    return cudaSuccess;
+}
+inline cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned flags, int) {
+    return cudaStreamCreateWithFlags(s, flags);
+}
 inline cudaError_t cudaStreamDestroy(cudaStream_t s) {
     free(s);
     return cudaSuccess;
