@@ -12,6 +12,8 @@ Fields of a step:
   adds      what this step adds in Triton (for a collapsed step: what changed, often nothing
             but a block shape, and what the compiler already did)
   why_not   for a step Triton cannot express: why (no file, no kernel)
+  todo      for a step Triton can express but this ladder does not have yet: what Triton offers
+            for it (no file, no kernel; the docs and tests list it as not written)
   dtype     operand format handed to tl.dot ("fp32" steps read float32 directly)
   u_in      operand unit roundoff for the accuracy rule (harness/harness.py): TF32_U for TF32;
             0 for formats whose products are exact (the reference is computed from the stored,
@@ -30,14 +32,15 @@ TF32_U = 2.0 ** -10
 
 
 class Step:
-    def __init__(self, name, cuda, adds="", why_not="", dtype="fp32", u_in=0.0, acc_u=0.0):
+    def __init__(self, name, cuda, adds="", why_not="", dtype="fp32", u_in=0.0, acc_u=0.0,
+                 todo=""):
         self.name, self.cuda, self.adds, self.why_not = name, cuda, adds, why_not
-        self.dtype, self.u_in, self.acc_u = dtype, u_in, acc_u
+        self.dtype, self.u_in, self.acc_u, self.todo = dtype, u_in, acc_u, todo
 
     @property
     def file(self):
-        """Path of the step's file, or None where Triton cannot express the step."""
-        return None if self.why_not else os.path.join(HERE, self.name + ".py")
+        """Path of the step's file, or None where the step has no kernel (why_not or todo)."""
+        return None if self.why_not or self.todo else os.path.join(HERE, self.name + ".py")
 
     def load(self):
         """The step's module (defines matmul(a, b) -> C and launch(a, b, c) -> compiled kernel)."""
@@ -114,11 +117,26 @@ STEPS = [
          "shared memory K-major only; a row-major B is transposed through registers every K "
          "step) and 128 of K per step (FP32 C; Hopper's FP8 accumulation is short)",
          dtype="fp8e4m3", acc_u=2.0 ** -13),
+    Step("19_wgmma", "16_wgmma_tf32",
+         why_not="the MMA instruction is the compiler's choice, not the source's: on Hopper the "
+                 "tl.dot of step 14 already compiles to wgmma, so there is nothing to add", u_in=TF32_U),
+    Step("20_tma", "17_tma_ring",
+         todo="tensor descriptors (tl.make_tensor_descriptor) load tiles through TMA into the "
+              "pipeliner's buffers", u_in=TF32_U),
+    Step("21_warp_specialized", "18_warp_specialized",
+         todo="a tl.range loop with warp_specialize=True asks the compiler for producer and "
+              "consumer warp groups", u_in=TF32_U),
+    Step("22_persistent", "19_persistent",
+         todo="one program per SM looping over the tiles in grouped order, as step 15 does for "
+              "its last wave", u_in=TF32_U),
+    Step("23_clusters", "20_clusters",
+         todo="num_ctas=2 launches clusters of two CTAs; whether B is multicast is the "
+              "compiler's", u_in=TF32_U),
 ]
 
 
 def expressed():
-    return [s for s in STEPS if not s.why_not]
+    return [s for s in STEPS if not s.why_not and not s.todo]
 
 
 def by_name(name):
