@@ -464,6 +464,32 @@ GK_API gk_status gk_cuda_sgemm_host_multi(gk_cuda_ctx *const *ctxs, int nctx, gk
                                           const float *b, int64_t ldb, float beta, float *c,
                                           int64_t ldc);
 
+/* Out-of-core mixed-precision GEMM: gk_cuda_gemm_ex's semantics, types, option struct and argument
+ * checks with A, B and C in HOST memory (as gk_cuda_sgemm_host: pageable or page-locked, any size
+ * the host holds, synchronous, the same budget, tiling, errors and C-on-error guarantee), each
+ * tile computed by gk_cuda_gemm_ex's own path on the context's stream. opts->scale_a/scale_b are
+ * read by the kernels as in gk_cuda_gemm_ex, on every tile call (alpha * sa * sb per call): memory
+ * the context's device reads (its device memory, or managed or page-locked host memory, which
+ * every context of the _multi call reads). Where K is not chunked, each C tile is one
+ * gk_cuda_gemm_ex call on the tile's sub-problem (bitwise the in-memory result where the kernel's
+ * sums do not depend on the tiling: docs/cuda.md, "Out-of-core and multi-GPU"). Where it is
+ * chunked, the chunks' products are summed in float32 on the device and a bfloat16/float16 C is
+ * rounded once, at the end, after beta * C is added: within the K-scaled bound, not bitwise.
+ * alpha == 0 or K == 0 scales C on the host, rounded as the in-memory call rounds it. */
+GK_API gk_status gk_cuda_gemm_ex_host(gk_cuda_ctx *ctx, gk_layout layout, gk_trans transa,
+                                      gk_trans transb, int64_t m, int64_t n, int64_t k, float alpha,
+                                      gk_format atype, const void *a, int64_t lda, gk_format btype,
+                                      const void *b, int64_t ldb, float beta, gk_format ctype,
+                                      void *c, int64_t ldc,
+                                      const gk_gemm_ex_opts *opts /* NULL: defaults */);
+/* The same over nctx distinct contexts, as gk_cuda_sgemm_host_multi. */
+GK_API gk_status gk_cuda_gemm_ex_host_multi(gk_cuda_ctx *const *ctxs, int nctx, gk_layout layout,
+                                            gk_trans transa, gk_trans transb, int64_t m, int64_t n,
+                                            int64_t k, float alpha, gk_format atype, const void *a,
+                                            int64_t lda, gk_format btype, const void *b,
+                                            int64_t ldb, float beta, gk_format ctype, void *c,
+                                            int64_t ldc, const gk_gemm_ex_opts *opts);
+
 /* Distributed SGEMM over NCCL (docs/cuda.md, "Distributed SGEMM over NCCL"): A, B and C are in
  * device memory, spread over a P x Q grid of ranks (one GPU each), and the product is computed by
  * SUMMA: for each panel of K, the rank holding that panel of op(A) broadcasts it along its grid row

@@ -77,6 +77,28 @@ gk_status gk_cuda_sgemm_host_multi(gk_cuda_ctx *const *ctxs, int nctx, gk_layout
     (void)a, (void)lda, (void)b, (void)ldb, (void)beta, (void)c, (void)ldc;
     return not_built("gk_cuda_sgemm_host_multi");
 }
+gk_status gk_cuda_gemm_ex_host(gk_cuda_ctx *ctx, gk_layout layout, gk_trans transa, gk_trans transb,
+                               int64_t m, int64_t n, int64_t k, float alpha, gk_format atype,
+                               const void *a, int64_t lda, gk_format btype, const void *b,
+                               int64_t ldb, float beta, gk_format ctype, void *c, int64_t ldc,
+                               const gk_gemm_ex_opts *opts) {
+    (void)ctx, (void)layout, (void)transa, (void)transb, (void)m, (void)n, (void)k, (void)alpha;
+    (void)atype, (void)a, (void)lda, (void)btype, (void)b, (void)ldb, (void)beta, (void)ctype;
+    (void)c, (void)ldc, (void)opts;
+    return not_built("gk_cuda_gemm_ex_host");
+}
+gk_status gk_cuda_gemm_ex_host_multi(gk_cuda_ctx *const *ctxs, int nctx, gk_layout layout,
+                                     gk_trans transa, gk_trans transb, int64_t m, int64_t n,
+                                     int64_t k, float alpha, gk_format atype, const void *a,
+                                     int64_t lda, gk_format btype, const void *b, int64_t ldb,
+                                     float beta, gk_format ctype, void *c, int64_t ldc,
+                                     const gk_gemm_ex_opts *opts) {
+    (void)ctxs, (void)nctx;
+    (void)layout, (void)transa, (void)transb, (void)m, (void)n, (void)k, (void)alpha;
+    (void)atype, (void)a, (void)lda, (void)btype, (void)b, (void)ldb, (void)beta, (void)ctype;
+    (void)c, (void)ldc, (void)opts;
+    return not_built("gk_cuda_gemm_ex_host_multi");
+}
 int gk_cuda_kernel_count(void) {
     return 0;
 }

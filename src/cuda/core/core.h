@@ -170,16 +170,30 @@ gk_status gk_cuda_gemm_ex_run(gk_cuda_ctx *ctx, const char *who, gk_layout layou
                               const void *b, int64_t ldb, float beta, gk_format ctype, void *c,
                               int64_t ldc, const gk_gemm_ex_opts *opts);
 
-/* Out-of-core SGEMM (ooc.cu): the plan gk_cuda_sgemm_host_multi makes for the normalised call g
- * on these contexts under GEMMKIT_CUDA_MEM_LIMIT (or its default): tile mt x nt, K chunk kc (== k
- * when K is not chunked), and the per-context budget in bytes. Tests use it to know which case a
- * shape exercises. */
+/* The checks gk_cuda_gemm_ex makes before the BLAS ones (gemm_ex.cu), for the entry points that
+ * mirror it (gk_cuda_gemm_ex_host): the formats (values taken as ints), and one pointer's
+ * alignment to its element size. */
+gk_status gk_gemm_ex_check_formats(const char *who, int atype, int btype, int ctype);
+gk_status gk_gemm_ex_check_aligned(const char *who, const char *name, const void *p, int size);
+
+/* Out-of-core GEMM (ooc.cu). The element types of a call in its normalised (column-major) roles:
+ * a, b the normalised A and B (the caller's B and A in a row-major call), c C's; ex: tiles
+ * computed by gk_cuda_gemm_ex's path (gk_cuda_gemm_ex_host), else by gk_cuda_sgemm's
+ * (gk_cuda_sgemm_host: the defaults). */
+struct gk_ooc_types {
+    gk_format a = GK_F32, b = GK_F32, c = GK_F32;
+    bool ex = false;
+};
+/* The plan the entry points make for the normalised call g on these contexts under
+ * GEMMKIT_CUDA_MEM_LIMIT (or its default): tile mt x nt, K chunk kc (== k when K is not chunked),
+ * and the per-context budget in bytes. Tests use it to know which case a shape exercises. */
 gk_status gk_ooc_plan(gk_cuda_ctx *const *ctxs, int nctx, const gk_gemm_args &g, int64_t *mt,
-                      int64_t *nt, int64_t *kc, int64_t *budget_bytes);
-/* Device floats one context of that call needs for tiles mt x nt and K chunks of kc (what the
+                      int64_t *nt, int64_t *kc, int64_t *budget_bytes,
+                      const gk_ooc_types &ty = gk_ooc_types());
+/* Device bytes one context of that call needs for tiles mt x nt and K chunks of kc (what the
  * plan compares with the budget). */
 int64_t gk_ooc_need(const gk_cuda_ctx *ctx, const gk_gemm_args &g, int64_t mt, int64_t nt,
-                    int64_t kc);
+                    int64_t kc, const gk_ooc_types &ty = gk_ooc_types());
 
 /* dst (cols x rows, row-major, leading dimension ld_dst) = transpose of src (rows x cols,
  * row-major, leading dimension ld_src). Returns the launch error. */

@@ -247,6 +247,14 @@ gk_status run_tensor(const Call &cl, const gk_tc_problem &p) {
 
 } // namespace
 
+gk_status gk_gemm_ex_check_formats(const char *who, int atype, int btype, int ctype) {
+    return check_formats(who, atype, btype, ctype);
+}
+
+gk_status gk_gemm_ex_check_aligned(const char *who, const char *name, const void *p, int size) {
+    return check_aligned(who, name, p, size);
+}
+
 const char *gk_format_label(gk_format f) {
     const char *s = gk_format_name(f);
     return s ? s : "?";
