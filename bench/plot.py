@@ -10,9 +10,11 @@ import csv
 import sys
 
 
-def main():
+def start(name, doc):
+    """The common start of the plot scripts (`name RESULTS.csv OUT.png`): (rows, out, pyplot), or
+    the exit status when there is nothing to plot (usage error 2; 0 without matplotlib or rows)."""
     if len(sys.argv) != 3:
-        print(__doc__.strip(), file=sys.stderr)
+        print(doc.strip(), file=sys.stderr)
         return 2
     src, out = sys.argv[1], sys.argv[2]
     try:
@@ -20,14 +22,21 @@ def main():
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("plot.py: matplotlib not installed (apt-get install python3-matplotlib); no plot")
+        print("%s: matplotlib not installed (apt-get install python3-matplotlib); no plot" % name)
         return 0
-
     with open(src, newline="") as f:
         rows = list(csv.DictReader(f))
     if not rows:
-        print("plot.py: %s has no results; no plot" % src)
+        print("%s: %s has no results; no plot" % (name, src))
         return 0
+    return rows, out, plt
+
+
+def main():
+    started = start("plot.py", __doc__)
+    if isinstance(started, int):
+        return started
+    rows, out, plt = started
 
     def ordered(key):
         seen = []

@@ -7,28 +7,18 @@ usage: plot_dist.py RESULTS.csv OUT.png
 Exits 0 with a message (and no PNG) when matplotlib is not installed, so a benchmark run never
 fails for want of a plotting library.
 """
-import csv
+import os
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from plot import start  # noqa: E402  (the scripts' shared start: arguments, matplotlib, rows)
 
 
 def main():
-    if len(sys.argv) != 3:
-        print(__doc__.strip(), file=sys.stderr)
-        return 2
-    src, out = sys.argv[1], sys.argv[2]
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("plot_dist.py: matplotlib not installed (apt-get install python3-matplotlib); no plot")
-        return 0
-
-    with open(src, newline="") as f:
-        rows = list(csv.DictReader(f))
-    if not rows:
-        print("plot_dist.py: %s has no results; no plot" % src)
-        return 0
+    started = start("plot_dist.py", __doc__)
+    if isinstance(started, int):
+        return started
+    rows, out, plt = started
     # the 1-GPU row of a panel width (the panel loop's own cost) is not a point of the scaling line
     rows = [r for r in rows if r["gpus"] != "1" or r["panel"] == "0"]
     gpus = [int(r["gpus"]) for r in rows]

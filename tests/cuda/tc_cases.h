@@ -263,6 +263,21 @@ static void make_reference(cblock &cb, const std::vector<double> &av, const std:
         }
 }
 
+/* make_reference for the stored operands a (op(A): m x k, at) and b (op(B): k x n, bt) in layout
+ * l with transpositions ta, tb, each decoded once. */
+static void reference_of(cblock &cb, const operand &a, gk_format at, bool ta, const operand &b,
+                         gk_format bt, bool tb, gk_layout l, int64_t k, double alpha, float beta) {
+    const int64_t m = cb.m, n = cb.n;
+    std::vector<double> av((size_t)(m * k)), bv((size_t)(n * k));
+    for (int64_t p = 0; p < k; p++) {
+        for (int64_t i = 0; i < m; i++)
+            av[(size_t)(i * k + p)] = gk_decode_scalar(at, a.op_code(l, ta, i, p));
+        for (int64_t j = 0; j < n; j++)
+            bv[(size_t)(j * k + p)] = gk_decode_scalar(bt, b.op_code(l, tb, p, j));
+    }
+    make_reference(cb, av, bv, k, alpha, beta);
+}
+
 /* C's buffer read back (out) against cb: every block element within bound(R, S) of R (a NaN R,
  * when nan_ok, expects NaN and nothing else), every byte outside the block as before. 0, or 1
  * with msg naming the worst element and the count. */

@@ -79,15 +79,8 @@ static void make_data(xdata &d, const xcase &c, t_rng *rng) {
                  gk_encode_scalar(c.bt, NAN, 0), 1.0f, rng);
     make_c(d.cb, c.ct, c.layout, c.m, c.n, c.ldc, c.nan_c, rng);
     /* the reference, from the values as stored: op(A) (m x k) and op(B)^T (n x k) decoded once */
-    std::vector<double> av((size_t)(c.m * c.k)), bv((size_t)(c.n * c.k));
-    for (int64_t p = 0; p < c.k; p++) {
-        for (int64_t i = 0; i < c.m; i++)
-            av[(size_t)(i * c.k + p)] = gk_decode_scalar(c.at, d.a.op_code(c.layout, ta, i, p));
-        for (int64_t j = 0; j < c.n; j++)
-            bv[(size_t)(j * c.k + p)] = gk_decode_scalar(c.bt, d.b.op_code(c.layout, tb, p, j));
-    }
     const double alpha = (double)c.alpha * (c.scales ? (double)SCALE_A * SCALE_B : 1.0);
-    make_reference(d.cb, av, bv, c.k, alpha, c.beta);
+    reference_of(d.cb, d.a, c.at, ta, d.b, c.bt, tb, c.layout, c.k, alpha, c.beta);
 }
 
 /* The largest |C - R| accepted for one element (file comment). */

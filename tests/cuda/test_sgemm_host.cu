@@ -413,15 +413,8 @@ static void make_xdata(xdata &d, const xcase &c, t_rng *rng) {
     make_operand(d.b, c.bt, c.layout, tb ? c.n : c.k, tb ? c.k : c.n, c.ldb, 0,
                  gk_encode_scalar(c.bt, NAN, 0), 1.0f, rng);
     make_c(d.cb, c.ct, c.layout, c.m, c.n, c.ldc, c.beta == 0.0f, rng);
-    std::vector<double> av((size_t)(c.m * c.k)), bv((size_t)(c.n * c.k));
-    for (int64_t p = 0; p < c.k; p++) {
-        for (int64_t i = 0; i < c.m; i++)
-            av[(size_t)(i * c.k + p)] = gk_decode_scalar(c.at, d.a.op_code(c.layout, ta, i, p));
-        for (int64_t j = 0; j < c.n; j++)
-            bv[(size_t)(j * c.k + p)] = gk_decode_scalar(c.bt, d.b.op_code(c.layout, tb, p, j));
-    }
     const double alpha = (double)c.alpha * (c.scales ? (double)SCALE_A * SCALE_B : 1.0);
-    make_reference(d.cb, av, bv, c.k, alpha, c.beta);
+    reference_of(d.cb, d.a, c.at, ta, d.b, c.bt, tb, c.layout, c.k, alpha, c.beta);
 }
 
 /* The types in the normalised roles (a row-major call swaps A and B). */

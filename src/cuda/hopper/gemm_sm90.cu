@@ -5,7 +5,6 @@
  * picks the configuration for the operand types and layouts and the tile width for the problem's
  * size (sm90_pick.h), and launches a persistent grid.
  */
-#include <cudaTypedefs.h> /* PFN_cuTensorMapEncodeTiled */
 
 #ifndef GK_SM90_CM
 #define GK_SM90_CM 2
@@ -15,6 +14,7 @@
 #include "cuda/hopper/gemm_sm90.cuh"
 #include "cuda/hopper/hopper.h"
 #include "cuda/hopper/sm90_pick.h"
+#include "cuda/hopper/tensor_map.h"
 
 namespace {
 
@@ -38,27 +38,13 @@ int out_for(gk_format tc) {
     return tc == GK_F32 ? OUT_F32 : tc == GK_BF16 ? OUT_BF16 : tc == GK_F16 ? OUT_F16 : -1;
 }
 
-/* cuTensorMapEncodeTiled, looked up once per process (a function-local static: thread-safe, and
- * valid in a forked child since the driver's code stays mapped). */
-PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
-    static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
-        void *p = nullptr;
-        cudaDriverEntryPointQueryResult q;
-        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
-                                             &q) != cudaSuccess ||
-            q != cudaDriverEntryPointSuccess)
-            p = nullptr;
-        return (PFN_cuTensorMapEncodeTiled_v12000)p;
-    }();
-    return fn;
-}
 
 /* A 2-D tensor map: `inner` contiguous elements per line, `outer` lines `stride` bytes apart, read
  * in boxes of box_inner x box_outer elements with the 128-byte swizzle (box_inner * element size
  * is 128 bytes), or unswizzled (float32 scales). */
 bool make_map(CUtensorMap *map, int ebytes, const void *base, int64_t inner, int64_t outer,
               int64_t stride, int box_inner, int box_outer, bool swizzle = true) {
-    const PFN_cuTensorMapEncodeTiled_v12000 encode = encode_fn();
+    const PFN_cuTensorMapEncodeTiled_v12000 encode = gk_tensor_map_encode();
     if (!encode) return false;
     const CUtensorMapDataType type = ebytes == 4   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
                                      : ebytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_UINT16
@@ -231,6 +217,21 @@ bool built_for_sm90a() {
 
 } // namespace
 
+/* Looked up once per process (a function-local static: thread-safe, and valid in a forked child
+ * since the driver's code stays mapped). */
+PFN_cuTensorMapEncodeTiled_v12000 gk_tensor_map_encode(void) {
+    static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+        void *p = nullptr;
+        cudaDriverEntryPointQueryResult q;
+        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault,
+                                             &q) != cudaSuccess ||
+            q != cudaDriverEntryPointSuccess)
+            p = nullptr;
+        return (PFN_cuTensorMapEncodeTiled_v12000)p;
+    }();
+    return fn;
+}
+
 int gk_hopper_supports(const gk_tc_problem &p, int sm) {
     if (sm != 90) return 0;
     const int op = op_for(p.ta, p.tb);
@@ -257,7 +258,7 @@ int gk_hopper_supports(const gk_tc_problem &p, int sm) {
             if (x->kind == GK_TCS_BLK128 && (uintptr_t)x->s % 4) return 0;
         }
     }
-    if (!encode_fn() || !built_for_sm90a()) return 0;
+    if (!gk_tensor_map_encode() || !built_for_sm90a()) return 0;
     return 1;
 }
 

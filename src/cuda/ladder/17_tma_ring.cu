@@ -17,10 +17,10 @@
  * Operands as for step 16 (B transposed into the scratch, A copied only when TMA cannot read it:
  * 16-byte aligned base and lda); the tensor maps are built per call on the host.
  */
-#include <cudaTypedefs.h> /* PFN_cuTensorMapEncodeTiled */
 
 #include "cuda/gemm/tile.cuh"
 #include "cuda/gemm/util.cuh"
+#include "cuda/hopper/tensor_map.h"
 #include "cuda/ladder/ladder.h"
 #include "cuda/ladder/tc_steps.h"
 #include "cuda/ladder/wgmma_tf32.cuh"
@@ -94,25 +94,10 @@ __global__ void __launch_bounds__(THREADS, 1)
 #endif
 }
 
-/* cuTensorMapEncodeTiled, looked up once (the runtime resolves the driver's entry point, so the
- * library does not link libcuda; as src/cuda/hopper/gemm_sm90.cu does). */
-PFN_cuTensorMapEncodeTiled_v12000 encode_fn() {
-    static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
-        void *f = nullptr;
-        cudaDriverEntryPointQueryResult q;
-        if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &f, 12000, cudaEnableDefault,
-                                             &q) != cudaSuccess ||
-            q != cudaDriverEntryPointSuccess)
-            f = nullptr;
-        return (PFN_cuTensorMapEncodeTiled_v12000)f;
-    }();
-    return fn;
-}
-
 /* Map of a K-major float32 matrix (rows x k, ld floats apart) read in boxes of BK x 128 rows with
  * the 128-byte swizzle; elements outside rows x k read as zeros. */
 bool kmajor_map(CUtensorMap *map, const float *base, int64_t rows, int64_t k, int64_t ld) {
-    const PFN_cuTensorMapEncodeTiled_v12000 encode = encode_fn();
+    const PFN_cuTensorMapEncodeTiled_v12000 encode = gk_tensor_map_encode();
     if (!encode) return false;
     const cuuint64_t dims[2] = {(cuuint64_t)k, (cuuint64_t)rows};
     const cuuint64_t strides[1] = {(cuuint64_t)ld * 4};
@@ -131,7 +116,7 @@ cudaError_t gk_ladder_17_tma_ring(const gk_rm_problem &p, const gk_launch_env &e
     /* TMA coordinates are int32 */
     const int64_t lim = ((int64_t)1 << 31) - 256;
     const int64_t tiles = gk_ceil_div(p.m, BM) * gk_ceil_div(p.n, BN);
-    if (env.sm != 90 || !built || !encode_fn() || p.m > lim || p.n > lim || p.k > lim ||
+    if (env.sm != 90 || !built || !gk_tensor_map_encode() || p.m > lim || p.n > lim || p.k > lim ||
         tiles > 0x7fffffff)
         return cudaErrorNotSupported;
     gk_kmajor_operands op;
