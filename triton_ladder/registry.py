@@ -127,8 +127,9 @@ STEPS = [
          todo="a tl.range loop with warp_specialize=True asks the compiler for producer and "
               "consumer warp groups", u_in=TF32_U),
     Step("22_persistent", "19_persistent",
-         todo="one program per SM looping over the tiles in grouped order, as step 15 does for "
-              "its last wave", u_in=TF32_U),
+         "one program per SM looping over 128x128x32 tiles in grouped order with "
+         "TF32 products, as step 15's full waves: the loop is the source's, the pipeline inside "
+         "a tile the compiler's", u_in=TF32_U),
     Step("23_clusters", "20_clusters",
          todo="num_ctas=2 launches clusters of two CTAs; whether B is multicast is the "
               "compiler's", u_in=TF32_U),
