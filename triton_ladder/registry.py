@@ -131,8 +131,9 @@ STEPS = [
          "TF32 products, as step 15's full waves: the loop is the source's, the pipeline inside "
          "a tile the compiler's", u_in=TF32_U),
     Step("23_clusters", "20_clusters",
-         todo="num_ctas=2 launches clusters of two CTAs; whether B is multicast is the "
-              "compiler's", u_in=TF32_U),
+         "step 22's kernel launched with num_ctas=2: each program a cluster of two CTAs sharing "
+         "one tile, one program per pair of SMs; how the tile is split over them and what is "
+         "multicast is the compiler's", u_in=TF32_U),
 ]
 
 
