@@ -121,8 +121,10 @@ STEPS = [
          why_not="the MMA instruction is the compiler's choice, not the source's: on Hopper the "
                  "tl.dot of step 14 already compiles to wgmma, so there is nothing to add", u_in=TF32_U),
     Step("20_tma", "17_tma_ring",
-         todo="tensor descriptors (tl.make_tensor_descriptor) load tiles through TMA into the "
-              "pipeliner's buffers", u_in=TF32_U),
+         "128x128x32 TF32 tiles read through host-built tensor descriptors (desc.load: TMA on "
+         "Hopper); the copies' barriers and stages are the compiler's; operands whose rows are "
+         "not 16-byte strided are first copied into padded rows, in the timed call",
+         u_in=TF32_U),
     Step("21_warp_specialized", "18_warp_specialized",
          todo="a tl.range loop with warp_specialize=True asks the compiler for producer and "
               "consumer warp groups", u_in=TF32_U),
