@@ -53,8 +53,7 @@ def pair(ladder_csv):
         for s in registry.STEPS:
             c, t = got.get((size, s.cuda)), got.get((size, "triton_" + s.name))
             note = "not expressible in Triton (triton_ladder/registry.py says why)" \
-                if s.why_not else "not written yet (triton_ladder/registry.py)" if s.todo \
-                else t["check"] if t else "not measured"
+                if s.why_not else t["check"] if t else "not measured"
             print(fmt % (size, s.cuda, c["tflops"] if c else "-", s.name,
                          t["tflops"] if t and t["tflops"] else "-", note))
     return 0

@@ -626,14 +626,11 @@ def triton_doc_table(ld, folder, files):
             cuda_lines = str(code_lines(os.path.join(ROOT, "src/cuda/ladder", s.cuda + ".cu")))
             base = "cublas_tf32" if s.u_in else "cublas_fp32"
             perf = ["%s / %s / %s" % (num(ld.tflops(s.cuda, z)),
-                                      "-" if not s.file else triton_tf(s.name, z),
+                                      "-" if s.why_not else triton_tf(s.name, z),
                                       num(ld.tflops(base, z))) for z in sizes]
         if s.why_not:
             rows.append([cuda_name, "not expressible", "%s / -" % cuda_lines] + perf +
                         ["not expressible: %s" % s.why_not])
-        elif s.todo:
-            rows.append([cuda_name, "not written yet", "%s / -" % cuda_lines] + perf +
-                        ["not written yet; Triton offers: %s" % s.todo])
         else:
             rows.append([cuda_name, "`%s.py`" % s.name,
                          "%s / %d" % (cuda_lines, code_lines(s.file))] + perf +
