@@ -20,6 +20,7 @@
  *
  * GK_TEST_SEED=<n> picks the seed, GK_TEST_CASES=<n> the number of shapes.
  */
+#include <float.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -455,59 +456,70 @@ static void tile_dp(int d, int a, int b) {
 #include "cpu/kernels/ukr_amx_body.h"
 
 /* One tile of each edge kind through the packs and the modelled kernel, both orientations of
- * each operand, against float64. */
+ * each operand, against float64, with each (alpha, beta) kind: general (staging block), and the
+ * alpha 1, beta 0 / 1 forms that keep whole tiles of C in the accumulators. */
 static void test_amx_model(void) {
     t_rng r = {seed + 7};
     const int64_t ks[] = {1, 31, 33, 70};
+    const float ab[][2] = {{2.0f, 0.0f}, {1.0f, 0.0f}, {1.0f, 1.0f}, {1.0f, 0.5f}};
+    enum { LDC = 40 };
     for (int kk = 0; kk < 4; kk++)
-        for (int orient = 0; orient < 4; orient++) {
-            const int64_t k = ks[kk], kp = (k + 31) / 32 * 32;
-            const int mv = orient % 2 ? 32 : 19, nv = orient / 2 ? 32 : 7;
-            /* A: mv rows x k, stored lanes-contiguous (ls = 1, ps = lda) or steps-contiguous */
-            const int a_lc = orient % 2, b_lc = orient / 2;
-            const int64_t lda = a_lc ? mv + 3 : k + 2, ldb = b_lc ? nv + 1 : k + 5;
-            uint16_t *a = calloc((size_t)(lda * (a_lc ? k : mv)), 2);
-            uint16_t *b = calloc((size_t)(ldb * (b_lc ? k : nv)), 2);
-            float *av = malloc(sizeof(float) * (size_t)(32 * k)),
-                  *bv = malloc(sizeof(float) * (size_t)(32 * k));
-            for (int i = 0; i < mv; i++)
-                for (int64_t p = 0; p < k; p++) {
-                    const float x = to_type(GK_BF16, t_rng_float(&r));
-                    av[i * k + p] = x;
-                    store(GK_BF16, a, a_lc ? i + p * lda : i * lda + p, x);
-                }
-            for (int j = 0; j < nv; j++)
-                for (int64_t p = 0; p < k; p++) {
-                    const float x = to_type(GK_BF16, t_rng_float(&r));
-                    bv[j * k + p] = x;
-                    store(GK_BF16, b, b_lc ? j + p * ldb : j * ldb + p, x);
-                }
-            uint16_t *pa = malloc((size_t)(32 * kp * 2)), *pb = malloc((size_t)(32 * kp * 2));
-            gk_lp_pack_pairs(pa, 32, mv, k, kp, a, a_lc ? 1 : lda, a_lc ? lda : 1, 1);
-            gk_lp_pack_rows(pb, 32, nv, k, kp, b, b_lc ? 1 : ldb, b_lc ? ldb : 1, 1);
-            float c[40 * 32];
-            for (int e = 0; e < 40 * 32; e++)
-                c[e] = NAN;
-            amx_model_32x32(kp, (const float *)pa, (const float *)pb, c, 1, 40, 2.0f, 0.0f, mv, nv);
-            for (int j = 0; j < 32; j++)
-                for (int i = 0; i < 40; i++) {
-                    const float got = c[i + j * 40];
-                    if (i >= mv || j >= nv) {
-                        T_CHECK(isnan(got), "k=%lld orient=%d: C(%d,%d) outside the tile written",
-                                (long long)k, orient, i, j);
-                        continue;
+        for (int orient = 0; orient < 4; orient++)
+            for (int v = 0; v < 4; v++) {
+                const float alpha = ab[v][0], beta = ab[v][1];
+                const int64_t k = ks[kk], kp = (k + 31) / 32 * 32;
+                const int mv = orient % 2 ? 32 : 19, nv = orient / 2 ? 32 : 7;
+                /* A: mv rows x k, stored lanes-contiguous (ls = 1, ps = lda) or steps-contiguous */
+                const int a_lc = orient % 2, b_lc = orient / 2;
+                const int64_t lda = a_lc ? mv + 3 : k + 2, ldb = b_lc ? nv + 1 : k + 5;
+                uint16_t *a = calloc((size_t)(lda * (a_lc ? k : mv)), 2);
+                uint16_t *b = calloc((size_t)(ldb * (b_lc ? k : nv)), 2);
+                float *av = malloc(sizeof(float) * (size_t)(32 * k)),
+                      *bv = malloc(sizeof(float) * (size_t)(32 * k));
+                for (int i = 0; i < mv; i++)
+                    for (int64_t p = 0; p < k; p++) {
+                        const float x = to_type(GK_BF16, t_rng_float(&r));
+                        av[i * k + p] = x;
+                        store(GK_BF16, a, a_lc ? i + p * lda : i * lda + p, x);
                     }
-                    double want = 0, s = 0;
-                    for (int64_t p = 0; p < k; p++)
-                        want += (double)av[i * k + p] * bv[j * k + p],
-                            s += fabs((double)av[i * k + p] * bv[j * k + p]);
-                    want *= 2;
-                    T_CHECK(fabs(got - want) <= gkh_bound(k, 0, 2 * s),
-                            "k=%lld orient=%d: C(%d,%d) = %g, want %g", (long long)k, orient, i, j,
-                            got, want);
-                }
-            free(a), free(b), free(av), free(bv), free(pa), free(pb);
-        }
+                for (int j = 0; j < nv; j++)
+                    for (int64_t p = 0; p < k; p++) {
+                        const float x = to_type(GK_BF16, t_rng_float(&r));
+                        bv[j * k + p] = x;
+                        store(GK_BF16, b, b_lc ? j + p * ldb : j * ldb + p, x);
+                    }
+                uint16_t *pa = malloc((size_t)(32 * kp * 2)), *pb = malloc((size_t)(32 * kp * 2));
+                gk_lp_pack_pairs(pa, 32, mv, k, kp, a, a_lc ? 1 : lda, a_lc ? lda : 1, 1);
+                gk_lp_pack_rows(pb, 32, nv, k, kp, b, b_lc ? 1 : ldb, b_lc ? ldb : 1, 1);
+                /* C: NaN outside the tile (must stay untouched) and where beta 0 must not read */
+                float c[LDC * 32], c0[LDC * 32];
+                for (int e = 0; e < LDC * 32; e++)
+                    c0[e] = c[e] =
+                        (beta != 0.0f && e % LDC < mv && e / LDC < nv) ? t_rng_float(&r) : NAN;
+                amx_model_32x32(kp, (const float *)pa, (const float *)pb, c, 1, LDC, alpha, beta,
+                                mv, nv);
+                for (int j = 0; j < 32; j++)
+                    for (int i = 0; i < LDC; i++) {
+                        const float got = c[i + j * LDC];
+                        if (i >= mv || j >= nv) {
+                            T_CHECK(isnan(got),
+                                    "k=%lld orient=%d ab=%d: C(%d,%d) outside the tile written",
+                                    (long long)k, orient, v, i, j);
+                            continue;
+                        }
+                        double want = 0, s = 0;
+                        for (int64_t p = 0; p < k; p++)
+                            want += (double)av[i * k + p] * bv[j * k + p],
+                                s += fabs((double)av[i * k + p] * bv[j * k + p]);
+                        const double cij = beta != 0.0f ? c0[i + j * LDC] : 0.0;
+                        want = alpha * want + beta * cij;
+                        T_CHECK(fabs(got - want) <= gkh_bound(k, 0, fabs(alpha) * s) +
+                                                        fabs(beta * cij) * FLT_EPSILON,
+                                "k=%lld orient=%d ab=%d: C(%d,%d) = %g, want %g", (long long)k,
+                                orient, v, i, j, got, want);
+                    }
+                free(a), free(b), free(av), free(bv), free(pa), free(pb);
+            }
 }
 
 int main(void) {

@@ -8,7 +8,8 @@
 # prefix; the real GPU run of the same program is build/tests/cuda/test_cuda_sgemm.
 # GK_EMU_TEST names another test program of tests/cuda to run this way (test_gemm_ex_emulated.sh);
 # the mixed-precision kernels' inline PTX is replaced by tests/cuda/emu/mixed_emu.cpp, the batched
-# grid (src/cuda/gemm/batched.cu) by tests/cuda/emu/batched_emu.cpp.
+# grid (src/cuda/gemm/batched.cu) by tests/cuda/emu/batched_emu.cpp, which runs the small-item
+# kernel (src/cuda/gemm/batched_small.cu) for real.
 set -u
 prog=${GK_EMU_TEST:-test_cuda_sgemm}
 cd "$(dirname "$0")/../.." || exit 1
@@ -25,6 +26,7 @@ trap 'rm -rf "$work"' EXIT
 
 # kernel<<<grid, block, smem, stream>>>(args); -> gk_emu_launch(kernel, grid, block, smem, stream, args);
 for f in src/cuda/core/*.cu src/cuda/mixed/repack.cu src/cuda/mixed/simt.cu \
+    src/cuda/gemm/batched_small.cu \
     src/cuda/ladder/01_naive.cu src/cuda/ladder/03_smem_tiling.cu "tests/cuda/$prog.cu"; do
     perl -0pe 's/([A-Za-z_0-9]+(?:<[^<>]*>)?)<<<(.*?)>>>\(([^;]*)\);/gk_emu_launch($1, $2, $3);/g' \
         "$f" >"$work/$(basename "$f" .cu).cpp"

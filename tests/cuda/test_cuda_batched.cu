@@ -3,9 +3,10 @@
  * random batches of small and odd shapes (both layouts, all transpositions, padded leading
  * dimensions, zero strides, misaligned items, batch 0, 1 and many) checked item by item against
  * the float64 reference with C's gaps untouched (tests/common/batched.h); the shapes the benchmark
- * times (many small items, fewer large ones); a batch larger than one grid's gridDim.y; the
- * argument errors, host memory and an allocation too short for the batch. Without a device every
- * case reports "skip". `--small` runs only small shapes (for compute-sanitizer).
+ * times (many small items, fewer large ones); the small-item kernel's sizes, K and alignments; a
+ * batch larger than one grid's gridDim.y; the argument errors, host memory and an allocation too
+ * short for the batch. Without a device every case reports "skip". `--small` runs only small
+ * shapes and batches (for compute-sanitizer and the CPU emulation).
  * GK_TEST_SEED=<n> picks the seed.
  */
 #include <cuda_runtime.h>
@@ -138,14 +139,62 @@ static void benchmark_shapes(void) {
         }
 }
 
-/* More items than gridDim.y holds (65535): the launcher splits the batch. */
+/* The small-item kernel (src/cuda/gemm/batched_small.cu: m and n <= 64 in the kernel's row-major
+ * terms, i.e. either way round here): sizes at and around its 16/32/64 buckets and primes, k from 1
+ * (one partial chunk) to 1000 (many chunks and a partial last one), every layout and transposition,
+ * alpha and beta (beta = 0 over NaN C: tb_init), leading dimensions and strides either multiples of
+ * 4 (float4 loads and stores) or odd (misaligned items, scalar paths), each case both strided and
+ * through pointer arrays (check_case). */
+static void small_items(void) {
+    NEED_DEVICE();
+    t_rng r = {seed + 3};
+    static const int64_t mn[][2] = {{1, 1},   {2, 3},   {5, 7},   {13, 16}, {16, 17}, {17, 31},
+                                    {31, 32}, {32, 33}, {37, 64}, {64, 61}, {64, 64}, {47, 3},
+                                    {3, 59},  {64, 1},  {8, 40},  {60, 12}};
+    static const int64_t ks[] = {1, 4, 29, 64, 1000};
+    static const float alphas[] = {1.0f, -0.5f, 2.0f}, betas[] = {0.0f, 1.0f, 0.5f, -1.0f};
+    for (const auto &d : mn)
+        for (const int64_t k : ks) {
+            const int v = (int)t_rng_range(&r, 0, 63);
+            tb_case c;
+            c.layout = v & 1 ? GK_COL_MAJOR : GK_ROW_MAJOR;
+            c.ta = v & 2 ? GK_TRANS : GK_NO_TRANS;
+            c.tb = v & 4 ? GK_TRANS : GK_NO_TRANS;
+            c.m = d[0], c.n = d[1], c.k = k;
+            c.alpha = alphas[v % 3];
+            c.beta = betas[(v >> 3) % 4];
+            /* aligned: leading dimensions and strides rounded up to multiples of 4 */
+            const int aligned = (v >> 5) & 1;
+            const int64_t pad = aligned ? 0 : 1 + 2 * (v % 2);
+            const int64_t la = t_min_ld(c.layout, c.ta, c.m, c.k),
+                          lb = t_min_ld(c.layout, c.tb, c.k, c.n);
+            const int64_t lc = t_min_ld(c.layout, GK_NO_TRANS, c.m, c.n);
+            c.lda = aligned ? (la + 3) / 4 * 4 : la + pad;
+            c.ldb = aligned ? (lb + 3) / 4 * 4 : lb + pad;
+            c.ldc = aligned ? (lc + 3) / 4 * 4 : lc + pad;
+            const int64_t ea = tb_extent(c.layout, c.ta, c.m, c.k, c.lda);
+            const int64_t eb = tb_extent(c.layout, c.tb, c.k, c.n, c.ldb);
+            const int64_t ec = tb_extent(c.layout, GK_NO_TRANS, c.m, c.n, c.ldc);
+            c.sa = aligned ? (ea + 3) / 4 * 4 : ea + 1;
+            c.sb = aligned ? (eb + 3) / 4 * 4 : eb + 3;
+            c.sc = aligned ? (ec + 3) / 4 * 4 : ec + 1;
+            c.batch = t_rng_range(&r, 2, g_small ? 3 : 9);
+            check_case(&c, &r);
+        }
+}
+
+/* More items than gridDim.y holds (65535): the tiled grid (an item of 65 rows) splits the batch
+ * into launches; the small-item kernel (3 x 5) takes them all in its 1-D grid. */
 static void batch_beyond_grid(void) {
     NEED_DEVICE();
     if (g_small) T_SKIP("--small");
     t_rng r = {seed + 2};
-    const tb_case cs = {GK_ROW_MAJOR, GK_NO_TRANS, GK_TRANS, 3,    5, 4, 1.0f, 1.0f, 4, 4, 5,
-                        12,           20,          15,       70001};
-    check_case(&cs, &r);
+    const tb_case small = {GK_ROW_MAJOR, GK_NO_TRANS, GK_TRANS, 3,    5, 4, 1.0f, 1.0f, 4, 4, 5,
+                           12,           20,          15,       70001};
+    const tb_case tiled = {GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, 65,  2, 3,   1.0f, 0.5f,
+                           65,           3,           65,          195, 6, 130, 70001};
+    check_case(&small, &r);
+    check_case(&tiled, &r);
 }
 
 static void errors(void) {
@@ -214,6 +263,7 @@ int main(int argc, char **argv) {
     }
     T_RUN(random_small);
     T_RUN(benchmark_shapes);
+    T_RUN(small_items);
     T_RUN(batch_beyond_grid);
     T_RUN(errors);
     T_RUN(no_device_reports);

@@ -700,6 +700,45 @@ static void tune_cache_plans(void) {
     unlink(path);
 }
 
+/* Split-K plans forced through a cache entry (stream_k.cu): a long K over few tiles, a thin C cut
+ * eight ways, and a C of more tiles than the heuristic ever splits; beta 0 over NaN and beta != 0,
+ * each shape called four times in one context (the workspace reused). */
+static void split_k_plans(void) {
+    NEED_DEVICE();
+    const gk_plan_ops *ops = gk_cuda_plan_ops();
+    if (ops == NULL) T_SKIP("this build's default kernel runs no plans");
+    char path[] = "/tmp/gk-splitk-XXXXXX";
+    const int fd = mkstemp(path);
+    T_REQUIRE(fd >= 0, "mkstemp: %s", strerror(errno));
+    close(fd);
+    /* m, n, k, split; config 0 is 64 x 64 (2112^2: 1089 tiles) */
+    static const int64_t cases[][4] = {
+        {300, 200, 2000, 3}, {64, 960, 4099, 8}, {2112, 2112, 96, 2}};
+    char msg[400];
+    for (const auto &cs4 : cases) {
+        if (g_small && cs4[0] > 1000) continue;
+        const gk_tune_entry e = {cs4[0], cs4[1], cs4[2], GK_PLAN_SPLIT_K, 0, (int)cs4[3]};
+        T_REQUIRE(write_cache(path, gk_cuda_tune_build(), &e, 1) == 0, "cannot write %s", path);
+        gk_cuda_ctx *c = ctx_with_cache(path);
+        T_REQUIRE(c != NULL, "gk_cuda_create: %s", gk_last_error());
+        for (int rep = 0; rep < 4; rep++) {
+            const float beta = rep % 2 ? 0.5f : 0.0f;
+            t_gemm_case cs = simple_case(GK_ROW_MAJOR, GK_NO_TRANS, GK_NO_TRANS, cs4[0], cs4[1],
+                                         cs4[2], -1.25f, beta);
+            cs.nan_c = beta == 0.0f;
+            t_rng r = {0x5717ull + (uint64_t)rep};
+            t_gemm_data d;
+            T_REQUIRE(!t_gemm_data_init(&d, &cs, &r), "out of host memory");
+            const int bad = run_on_device(c, USE_DEFAULT, &d, 0.0, 0, msg, sizeof msg);
+            T_CHECK(!bad, "%lldx%lldx%lld split %lld, call %d: %s", (long long)cs4[0],
+                    (long long)cs4[1], (long long)cs4[2], (long long)cs4[3], rep, msg);
+            t_gemm_data_free(&d);
+        }
+        gk_cuda_destroy(c);
+    }
+    unlink(path);
+}
+
 /* ---- checks before queueing: operands and a broken context (docs/cuda.md, "Errors") ---------
  * Each rejected call must name the argument, leave C bit-identical and leave the context usable
  * (a valid call right after it must give the right result). */
@@ -1470,6 +1509,7 @@ int main(int argc, char **argv) {
     T_RUN(stream_k_schedule);
     T_RUN(sm90_ladder_steps);
     T_RUN(tune_cache_plans);
+    T_RUN(split_k_plans);
     T_RUN(host_pointers);
     T_RUN(other_device_memory);
     T_RUN(too_small_buffers);

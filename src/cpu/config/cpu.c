@@ -196,6 +196,10 @@ gk_blocking gk_cpu_blocking(const gk_cpu_features *f, int mr, int nr) {
 }
 
 gk_blocking gk_cpu_blocking_sized(const gk_cpu_features *f, int mr, int nr, int bytes) {
+    return gk_cpu_blocking_kc(f, mr, nr, bytes, 0);
+}
+
+gk_blocking gk_cpu_blocking_kc(const gk_cpu_features *f, int mr, int nr, int bytes, int64_t kc) {
     /* Unknown caches: assume a small modern core (32 KiB L1d, 512 KiB L2, 2 MiB L3 per core). */
     const int64_t l1 = f->l1d_bytes > 0 ? f->l1d_bytes : 32 * 1024;
     const int64_t l2 = f->l2_bytes > 0 ? f->l2_bytes : 512 * 1024;
@@ -203,8 +207,11 @@ gk_blocking gk_cpu_blocking_sized(const gk_cpu_features *f, int mr, int nr, int 
     gk_blocking b;
     /* kc: the B sliver (kc x nr) stays in L1 while A slivers (mr x kc) stream past it; the
      * sliver pair may use GK_L1_NUM/GK_L1_DEN of L1 so the C tile and the next A sliver fit. */
-    b.kc = clamp(round_down(l1 * GK_L1_NUM / GK_L1_DEN / (bytes * (int64_t)(mr + nr)), 8), 64,
-                 1024 * 4 / bytes);
+    b.kc = kc > 0 ? kc
+                  : clamp(round_down(l1 * GK_L1_NUM / GK_L1_DEN / (bytes * (int64_t)(mr + nr)), 8),
+                          64, 1024 * 4 / bytes);
+    int64_t v;
+    if ((v = env_positive("GEMMKIT_KC"))) b.kc = v; /* mc and nc below follow it */
     /* mc: the packed A block (mc x kc) lives in L2 next to the streaming B panels. */
     b.mc = clamp(round_down(l2 * GK_L2_NUM / GK_L2_DEN / (bytes * b.kc), mr), mr, 4096);
     /* nc: the packed B block (kc x nc) lives in L3 and takes half of this process's share of
@@ -214,8 +221,6 @@ gk_blocking gk_cpu_blocking_sized(const gk_cpu_features *f, int mr, int nr, int 
     const int64_t l3_share = l3 / (sharing > 0 ? sharing : 1);
     b.nc = clamp(round_down(l3_share / 2 / (bytes * b.kc), nr), nr, 8192 / nr * nr);
 
-    int64_t v;
-    if ((v = env_positive("GEMMKIT_KC"))) b.kc = v;
     if ((v = env_positive("GEMMKIT_MC"))) b.mc = (v + mr - 1) / mr * mr;
     if ((v = env_positive("GEMMKIT_NC"))) b.nc = (v + nr - 1) / nr * nr;
     return b;

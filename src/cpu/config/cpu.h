@@ -40,11 +40,16 @@ typedef struct gk_blocking {
 } gk_blocking;
 
 /* Block sizes for an mr x nr micro-kernel on this machine: derived from the caches (see
- * docs/cpu.md), then overridden by GEMMKIT_MC / GEMMKIT_KC / GEMMKIT_NC when set and valid. */
+ * docs/cpu.md), then overridden by GEMMKIT_MC / GEMMKIT_KC / GEMMKIT_NC when set and valid; a
+ * GEMMKIT_KC alone re-derives mc and nc for that k block. */
 gk_blocking gk_cpu_blocking(const gk_cpu_features *f, int mr, int nr);
 
 /* The same for packed elements of `bytes` bytes (gk_cpu_blocking is bytes = 4): the low-precision
  * kernels' packed BF16 panels (bytes = 2) take twice the k in the same cache. */
 gk_blocking gk_cpu_blocking_sized(const gk_cpu_features *f, int mr, int nr, int bytes);
+
+/* The same with the k block fixed at kc (> 0; 0: derived as above): mc and nc follow from it.
+ * For kernels whose best k block is not the L1 rule's (lp.h, the AMX kernel). */
+gk_blocking gk_cpu_blocking_kc(const gk_cpu_features *f, int mr, int nr, int bytes, int64_t kc);
 
 #endif

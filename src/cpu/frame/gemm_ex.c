@@ -51,7 +51,7 @@ static void init_state(void) {
     for (int i = 0; i < gk_lp_count && i < 8; i++) {
         const gk_lp_desc *d = &gk_lp_table[i];
         if (!d->fn) continue;
-        gk_blocking b = gk_cpu_blocking_sized(f, d->mr, d->nr, d->psize);
+        gk_blocking b = gk_cpu_blocking_kc(f, d->mr, d->nr, d->psize, d->kc);
         b.kc = (b.kc + d->kgrain - 1) / d->kgrain * d->kgrain;
         st.lp_blk[i] = b;
     }

@@ -10,6 +10,7 @@
  *   kgrain  each packed k block is zero-padded to kp = a multiple of kgrain, and the kernel is
  *           called with kc = kp;
  *   psize   bytes of one packed element;
+ *   kc      the k block the kernel wants (0: the L1 rule of config/cpu.c, sized for psize);
  *   pack_a, pack_b   fill the MR-lane panels of A and the NR-lane panels of B in the layouts below,
  *           from stored 2-byte codes (same arguments as pack_body.h, plus kp).
  * The pointers pa and pb of gk_ukr_fn point at these panels (typed float * by the common
@@ -48,7 +49,7 @@ typedef struct gk_lp_desc {
     const char *name; /* "avx512bf16_32x12" */
     const char *arch; /* as GEMMKIT_ARCH and gk_set_arch name it: "amx", "avx512bf16", "convert" */
     unsigned formats; /* operand formats it takes: bit (1 << gk_format) */
-    int mr, nr, kgrain, psize;
+    int mr, nr, kgrain, psize, kc;
     gk_ukr_fn fn;         /* NULL for the convert entry (the FP32 family's kernel) */
     gk_lp_pack_fn pack_a; /* NULL for the convert entry */
     gk_lp_pack_fn pack_b;

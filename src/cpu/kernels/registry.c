@@ -64,6 +64,10 @@ const gk_lp_desc gk_lp_table[] = {
      .nr = 32,
      .kgrain = 32,
      .psize = 2,
+     /* C is loaded into and stored from the tiles once per k block: a block longer than the
+      * L1 rule's (which would keep the B sliver in L1) cuts that traffic, which paid on 16
+      * threads (bench/results/xeon/amx_tiles_kc.txt). */
+     .kc = 768,
      .fn = gk_ukr_amx_bf16_32x32,
      .pack_a = gk_lp_pack_pairs,
      .pack_b = gk_lp_pack_rows,

@@ -3,16 +3,18 @@
  * computing tile blockIdx.x of item blockIdx.y with the production data-parallel kernel's body
  * (data_parallel.cuh: whole_tile, the multi-stage SIMT main loop and epilogue), so a batch of
  * small products fills the GPU where one alone would not. Items past gridDim.y's limit go to
- * further launches of the same kernel.
+ * further launches of the same kernel. Items with m and n both at most 64 go to the small-item
+ * kernel instead (batched_small.cu: one block sized to the item, no padding to a 64x64 tile).
  *
- * Tile configuration (configs.h): the largest tile whose blocks over the whole batch still give
- * every SM its resident blocks (MIN_BLOCKS per SM), without padding an item's area by more than a
- * quarter; otherwise the smallest tile. Small items thus get small tiles, and large batches of
+ * Tile configuration (configs.h, pick below): the largest tile whose blocks over the whole batch
+ * fill nearly one wave of every SM's resident blocks, without padding an item's area by more than
+ * a quarter; otherwise the smallest tile. Small items thus get small tiles, and large batches of
  * large items the large ones. Stream-K is not used: a batch's many tiles leave no idle last wave
  * worth splitting.
  */
 #include "cuda/gemm/batched.h"
 
+#include "cuda/gemm/batched_small.h"
 #include "cuda/gemm/configs.h"
 #include "cuda/gemm/data_parallel.cuh"
 
@@ -69,15 +71,28 @@ struct Config {
 const Config configs[] = {GK_AUTOTUNE_CONFIGS(GK_BATCH_CONFIG)};
 #undef GK_BATCH_CONFIG
 
-/* The configuration for `count` items of p (see the file comment). */
+/* May configuration c run `count` items of p? Its tiles must pad an item's area by at most a
+ * quarter, and its blocks over the batch must fill at least 9/10 of one wave (sm_count * MIN_BLOCKS
+ * resident blocks): a wave a few blocks short still ends in one round, where the next smaller tile
+ * would take two (256 tiles of 128x128 on 132 SMs holding two each; 128 tiles of 128x256 on 132
+ * SMs holding one). The forced-configuration sweep behind the rule: bench/results/h100/README.md,
+ * "Batched SGEMM: small items and the tile rule". */
+bool admits(const Config &c, const gk_rm_problem &p, int64_t count, int sm_count) {
+    const int64_t tm = gk_ceil_div(p.m, c.bm), tn = gk_ceil_div(p.n, c.bn);
+    const double blocks = (double)(tm * tn) * (double)count;
+    const double wave = (double)sm_count * c.min_blocks;
+    const bool tight = 4.0 * (double)(tm * c.bm) * (double)(tn * c.bn) <= 5.0 * p.m * p.n;
+    return tight && 10.0 * blocks >= 9.0 * wave;
+}
+
+/* The configuration for `count` items of p: the largest tile admits() allows (the first listed of
+ * equal area), else the smallest. */
 const Config &pick(const gk_rm_problem &p, int64_t count, int sm_count) {
     const Config *best = nullptr, *smallest = &configs[0];
     for (const Config &c : configs) {
         if (c.bm * c.bn < smallest->bm * smallest->bn) smallest = &c;
-        const int64_t tm = gk_ceil_div(p.m, c.bm), tn = gk_ceil_div(p.n, c.bn);
-        const bool fills = (double)(tm * tn) * (double)count >= (double)sm_count * c.min_blocks;
-        const bool tight = 4.0 * (double)(tm * c.bm) * (double)(tn * c.bn) <= 5.0 * p.m * p.n;
-        if (fills && tight && (best == nullptr || c.bm * c.bn > best->bm * best->bn)) best = &c;
+        if (admits(c, p, count, sm_count) && (best == nullptr || c.bm * c.bn > best->bm * best->bn))
+            best = &c;
     }
     return best != nullptr ? *best : *smallest;
 }
@@ -87,6 +102,7 @@ const Config &pick(const gk_rm_problem &p, int64_t count, int sm_count) {
 cudaError_t gk_gemm_batched(const gk_rm_problem &p, gk_batch_items<const float> a,
                             gk_batch_items<const float> b, gk_batch_items<float> c, int64_t count,
                             bool vec_b, bool vec_c_ld, const gk_launch_env &env) {
+    if (gk_batched_small_fits(p)) return gk_gemm_batched_small(p, a, b, c, count, env.stream);
     const Config &cfg = pick(p, count, env.sm_count);
     return cfg.launch(Launch{p, a, b, c, count, vec_b, vec_c_ld, env.stream}, cfg.group_m);
 }
