@@ -795,6 +795,7 @@ def generate(reg):
     ladder_doc = triton_doc = None
     for folder, title, files in machines():
         bench += ["### %s: `%s/`" % (title, rel(folder)), ""]
+        tables_at = len(bench)
         ld = Ladder(os.path.join(folder, "ladder.csv")) if "ladder.csv" in files else None
         sw = Ladder(os.path.join(folder, "sweep.csv")) if "sweep.csv" in files else None
         if ld:
@@ -822,6 +823,9 @@ def generate(reg):
                 c = Calls(os.path.join(folder, f))
                 bench += calls_section(m.group(1), c)
                 readme.append(calls_readme_row(title, m.group(1), c))
+        if len(bench) == tables_at:  # results of kinds without a generated table
+            bench += ["No generated tables: `%s` names its files and figures."
+                      % rel(os.path.join(folder, "README.md")), ""]
     for row in readme:
         for cell in row:
             if len(cell) >= README_CELL_MAX:
