@@ -50,8 +50,9 @@ template <int BM_, int BN_> struct Small {
 };
 
 /* Four elements row[col..col+3], zero from `limit` on: one 16-byte load when vec (row 16-byte
- * aligned at col, a multiple of 4) and all four are inside. Columns and limits are those of one
- * chunk or item (at most 64), hence 32-bit. */
+ * aligned at col, a multiple of 4) and all four are inside. copy.cuh's gk_load4 with the vector
+ * choice made per item at run time and 32-bit indices (columns and limits are those of one chunk
+ * or item, at most 64; its 64-bit indices compile to other code than the one measured). */
 __device__ __forceinline__ float4 load4(const float *row, int col, int limit, bool vec) {
     if (vec && col + 4 <= limit) return *reinterpret_cast<const float4 *>(row + col);
     float v[4];
@@ -59,6 +60,19 @@ __device__ __forceinline__ float4 load4(const float *row, int col, int limit, bo
     for (int j = 0; j < 4; ++j)
         v[j] = col + j < limit ? row[col + j] : 0.0f;
     return make_float4(v[0], v[1], v[2], v[3]);
+}
+
+/* T consecutive floats of a shared-memory row into registers: one 16-byte read for T == 4 (the
+ * rows are 16-byte aligned there), else T scalar reads. */
+template <int T> __device__ __forceinline__ void read_frag(const float *src, float (&f)[T]) {
+    if constexpr (T == 4) {
+        const float4 v = *reinterpret_cast<const float4 *>(src);
+        f[0] = v.x, f[1] = v.y, f[2] = v.z, f[3] = v.w;
+    } else {
+#pragma unroll
+        for (int i = 0; i < T; ++i)
+            f[i] = src[i];
+    }
 }
 
 /* One item's operands: row-major A (m x k) and B (k x n), each with whether float4 rows are legal.
@@ -145,22 +159,8 @@ __global__ void __launch_bounds__(S::THREADS, S::MIN_BLOCKS)
 #pragma unroll 2
         for (int kk = 0; kk < KC; ++kk) {
             float fa[TM], fb[TN];
-            if constexpr (TM == 4) {
-                const float4 v = *reinterpret_cast<const float4 *>(&as[kk][ty * 4]);
-                fa[0] = v.x, fa[1] = v.y, fa[2] = v.z, fa[3] = v.w;
-            } else {
-#pragma unroll
-                for (int i = 0; i < TM; ++i)
-                    fa[i] = as[kk][ty * TM + i];
-            }
-            if constexpr (TN == 4) {
-                const float4 v = *reinterpret_cast<const float4 *>(&bs[kk][tx * 4]);
-                fb[0] = v.x, fb[1] = v.y, fb[2] = v.z, fb[3] = v.w;
-            } else {
-#pragma unroll
-                for (int j = 0; j < TN; ++j)
-                    fb[j] = bs[kk][tx * TN + j];
-            }
+            read_frag(&as[kk][ty * TM], fa);
+            read_frag(&bs[kk][tx * TN], fb);
 #pragma unroll
             for (int i = 0; i < TM; ++i)
 #pragma unroll
