@@ -86,6 +86,14 @@ static inline void gk_gemm_normalise(gk_layout layout, gk_trans transa, gk_trans
     }
 }
 
+/* [lo, hi) of `count` items for part `id` of `parts`, as even as possible (the first count % parts
+ * parts get one more): threads' shares on the CPU, a distributed GEMM's blocks on the GPUs. */
+static inline void gk_split(int64_t count, int parts, int id, int64_t *lo, int64_t *hi) {
+    int64_t base = count / parts, extra = count % parts;
+    *lo = id * base + (id < extra ? id : extra);
+    *hi = *lo + base + (id < extra);
+}
+
 /* Bytes spanned by a column-major rows x cols matrix of `size`-byte elements with leading
  * dimension ld, or -1 on overflow. The span is ((cols - 1) * ld + rows) elements; it must fit in
  * a ptrdiff_t. Checked with the overflow builtins: the three 64-bit divisions this took before

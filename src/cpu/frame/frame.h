@@ -11,13 +11,6 @@
 #include "cpu/frame/plan.h"
 #include "cpu/kernels/ukernel.h"
 
-/* [lo, hi) of `count` items for part `id` of `parts`, as even as possible. */
-static inline void gk_split(int64_t count, int parts, int id, int64_t *lo, int64_t *hi) {
-    int64_t base = count / parts, extra = count % parts;
-    *lo = id * base + (id < extra ? id : extra);
-    *hi = *lo + base + (id < extra);
-}
-
 /* The packed loop nest with kernel u on `threads` threads as planned in pk (gk_plan_packed).
  * Requires m, n, k >= 1 and alpha != 0. Returns GK_ERR_OUT_OF_MEMORY (C untouched) when the
  * packing buffers cannot be allocated. */

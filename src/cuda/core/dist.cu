@@ -47,10 +47,11 @@ namespace {
 
 const char WHO[] = "gk_cuda_dist_sgemm";
 
+/* gk_split's share as (first, count). */
 void block_range(int64_t n, int parts, int index, int64_t *first, int64_t *count) {
-    const int64_t base = n / parts, rem = n % parts;
-    *first = index * base + (index < rem ? index : rem);
-    *count = base + (index < rem ? 1 : 0);
+    int64_t end;
+    gk_split(n, parts, index, first, &end);
+    *count = end - *first;
 }
 
 int64_t max1(int64_t x) {
