@@ -192,11 +192,7 @@ static int64_t clamp(int64_t x, int64_t lo, int64_t hi) {
 }
 
 gk_blocking gk_cpu_blocking(const gk_cpu_features *f, int mr, int nr) {
-    return gk_cpu_blocking_sized(f, mr, nr, 4);
-}
-
-gk_blocking gk_cpu_blocking_sized(const gk_cpu_features *f, int mr, int nr, int bytes) {
-    return gk_cpu_blocking_kc(f, mr, nr, bytes, 0);
+    return gk_cpu_blocking_kc(f, mr, nr, 4, 0);
 }
 
 gk_blocking gk_cpu_blocking_kc(const gk_cpu_features *f, int mr, int nr, int bytes, int64_t kc) {

@@ -44,12 +44,10 @@ typedef struct gk_blocking {
  * GEMMKIT_KC alone re-derives mc and nc for that k block. */
 gk_blocking gk_cpu_blocking(const gk_cpu_features *f, int mr, int nr);
 
-/* The same for packed elements of `bytes` bytes (gk_cpu_blocking is bytes = 4): the low-precision
- * kernels' packed BF16 panels (bytes = 2) take twice the k in the same cache. */
-gk_blocking gk_cpu_blocking_sized(const gk_cpu_features *f, int mr, int nr, int bytes);
-
-/* The same with the k block fixed at kc (> 0; 0: derived as above): mc and nc follow from it.
- * For kernels whose best k block is not the L1 rule's (lp.h, the AMX kernel). */
+/* The same for packed elements of `bytes` bytes (gk_cpu_blocking is bytes = 4: the low-precision
+ * kernels' packed BF16 panels, bytes = 2, take twice the k in the same cache) and the k block
+ * fixed at kc when kc > 0 (0: derived): mc and nc follow from it. A fixed kc serves kernels whose
+ * best k block is not the L1 rule's (lp.h, the AMX kernel). */
 gk_blocking gk_cpu_blocking_kc(const gk_cpu_features *f, int mr, int nr, int bytes, int64_t kc);
 
 #endif
