@@ -5,7 +5,6 @@
  * picks the configuration for the operand types and layouts and the tile width for the problem's
  * size (sm90_pick.h), and launches a persistent grid.
  */
-
 #ifndef GK_SM90_CM
 #define GK_SM90_CM 2
 #endif
@@ -37,7 +36,6 @@ constexpr int CM = GK_SM90_CM;
 int out_for(gk_format tc) {
     return tc == GK_F32 ? OUT_F32 : tc == GK_BF16 ? OUT_BF16 : tc == GK_F16 ? OUT_F16 : -1;
 }
-
 
 /* A 2-D tensor map: `inner` contiguous elements per line, `outer` lines `stride` bytes apart, read
  * in boxes of box_inner x box_outer elements with the 128-byte swizzle (box_inner * element size

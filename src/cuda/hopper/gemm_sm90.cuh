@@ -384,9 +384,8 @@ __device__ __forceinline__ void promote(float *acc, const float *part, const flo
 template <class C> __device__ __forceinline__ float2 blk_scales(const params &p, int tn, int kb) {
     const int64_t b0 = (int64_t)tn * C::BN / 128;
     return make_float2(__ldg(p.blk + b0 * p.blk_ld + kb),
-                       C::PARTS > 1 && b0 + 1 < p.blk_rows
-                           ? __ldg(p.blk + (b0 + 1) * p.blk_ld + kb)
-                           : 0.0f);
+                       C::PARTS > 1 && b0 + 1 < p.blk_rows ? __ldg(p.blk + (b0 + 1) * p.blk_ld + kb)
+                                                           : 0.0f);
 }
 
 /* The main loop of one promoted FP8 tile (docs/cuda.md, "Tensor cores on Hopper"). Each stage's

@@ -58,9 +58,9 @@ struct gk_tc_problem {
     int64_t ldc;
     int c_trans = 0; /* C column-major (the file comment) */
     float alpha, beta;
-    const float *scale_a, *scale_b; /* device pointers or NULL */
-    int fp8_fast_accum;             /* FP8: skip the float32 promotion every 128 of K */
-    int64_t k_lo;                   /* 3xTF32: column of the low parts; 0 otherwise */
+    const float *scale_a, *scale_b;    /* device pointers or NULL */
+    int fp8_fast_accum;                /* FP8: skip the float32 promotion every 128 of K */
+    int64_t k_lo;                      /* 3xTF32: column of the low parts; 0 otherwise */
     gk_tc_scales bs_a = {}, bs_b = {}; /* block scales (kind GK_TCS_NONE: none) */
     int tile_n = 0; /* sm_90a tile width: 0 lets the launcher choose (sm90_pick.h); a test may
                      * force one the launcher offers for p's types and layouts (gemm_sm90.cu),
@@ -100,7 +100,6 @@ cudaError_t gk_hopper_gemm(const gk_tc_problem &p, const gk_launch_env &env);
  * kernel's 128 x 256 tile in clusters of one CTA (no multicast), on a grid of one CTA per tile
  * (persistent == 0) or the persistent grid. gk_hopper_supports(p, env.sm) must hold;
  * cudaErrorNotSupported for other types or layouts. gk_hopper_gemm is step 20. */
-cudaError_t gk_hopper_gemm_ladder(const gk_tc_problem &p, const gk_launch_env &env,
-                                  int persistent);
+cudaError_t gk_hopper_gemm_ladder(const gk_tc_problem &p, const gk_launch_env &env, int persistent);
 
 #endif
