@@ -1,11 +1,12 @@
 /*
- * sgemm.c — the CPU entry points: gk_sgemm, thread count, kernel-family selection,
- * gk_cpu_get_info and the kernel registry listing (gk_cpu_kernel_count / gk_cpu_kernel_info_get).
+ * sgemm.c — the CPU entry points: gk_sgemm, thread count, gk_set_arch, gk_cpu_get_info and the
+ * kernel registry listing (gk_cpu_kernel_count / gk_cpu_kernel_info_get). Which kernel family is
+ * in use is the registry's (kernels/registry.h); this file asks it.
  *
- * Process-wide settings: the environment (GEMMKIT_ARCH, GEMMKIT_NUM_THREADS, OMP_NUM_THREADS,
- * GEMMKIT_MC/KC/NC, GEMMKIT_VERBOSE) is read once under pthread_once; the API overrides
- * (gk_set_arch, gk_set_num_threads) are atomics that each call reads once at entry, so a call
- * never sees a half-applied change and concurrent calls need no lock.
+ * Process-wide settings: the environment (GEMMKIT_NUM_THREADS, OMP_NUM_THREADS,
+ * GEMMKIT_MC/KC/NC, GEMMKIT_VERBOSE) is read once under pthread_once; gk_set_num_threads's
+ * override is an atomic that each call reads once at entry, so a call never sees a half-applied
+ * change and concurrent calls need no lock.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -18,16 +19,13 @@
 #include "cpu/config/cpu.h"
 #include "cpu/frame/batched.h"
 #include "cpu/frame/frame.h"
-#include "cpu/frame/gemm_ex.h"
-#include "cpu/kernels/lp.h"
+#include "cpu/kernels/registry.h"
 #include "cpu/kernels/ukernel.h"
 
 /* Settings fixed at first use. */
 static struct {
-    int kernel;         /* registry index chosen by cpuid or GEMMKIT_ARCH */
-    const char *reason; /* "cpuid" or "GEMMKIT_ARCH" */
-    int threads;        /* default thread count */
-    int verbose;        /* GEMMKIT_VERBOSE: log each call's plan on stderr */
+    int threads; /* default thread count */
+    int verbose; /* GEMMKIT_VERBOSE: log each call's plan on stderr */
     gk_blocking blk[GK_UKR_MAX_KERNELS];
 } defaults;
 static pthread_once_t defaults_once = PTHREAD_ONCE_INIT;
@@ -35,17 +33,7 @@ static pthread_once_t defaults_once = PTHREAD_ONCE_INIT;
  * pthread_once only until then, which saves two library calls on every tiny GEMM. */
 static atomic_int defaults_ready;
 
-static atomic_int arch_override = -1;  /* registry index from gk_set_arch, -1: none */
 static atomic_int thread_override = 0; /* from gk_set_num_threads, 0: none */
-
-/* Family names the API accepts; a build may lack some (off x86 only "generic" exists). */
-static const char *const known_arch[] = {"generic", "avx2", "avx512"};
-
-static int known_name(const char *name) {
-    for (size_t i = 0; i < sizeof known_arch / sizeof known_arch[0]; i++)
-        if (strcmp(name, known_arch[i]) == 0) return 1;
-    return 0;
-}
 
 static int env_threads(const char *name) {
     const char *s = getenv(name);
@@ -58,27 +46,7 @@ static int env_threads(const char *name) {
 static void init_defaults(void) {
     const gk_cpu_features *f = gk_cpu_features_get();
     const int verbose = getenv("GEMMKIT_VERBOSE") && strcmp(getenv("GEMMKIT_VERBOSE"), "0") != 0;
-
-    defaults.kernel = gk_ukr_count - 1;
-    for (int i = 0; i < gk_ukr_count; i++)
-        if (gk_ukr_table[i].usable()) {
-            defaults.kernel = i;
-            break;
-        }
-    defaults.reason = "cpuid";
-    const char *want = getenv("GEMMKIT_ARCH");
-    if (want && *want && strcmp(want, "auto") != 0) {
-        int idx = gk_ukr_find(want);
-        if (idx >= 0 && gk_ukr_table[idx].usable()) {
-            defaults.kernel = idx;
-            defaults.reason = "GEMMKIT_ARCH";
-        } else if (verbose && gk_lp_find(want) < 0) { /* "amx" etc.: gemm_ex.c's */
-            fprintf(stderr, "gemmkit: GEMMKIT_ARCH=%s is %s; using the cpuid choice\n", want,
-                    idx >= 0 || known_name(want) ? "not supported by this CPU/build"
-                                                 : "unknown (generic, avx2, avx512, avx512bf16, "
-                                                   "amx, auto)");
-        }
-    }
+    gk_arch_init(); /* the family from cpuid or GEMMKIT_ARCH, before the line naming it */
 
     defaults.threads = env_threads("GEMMKIT_NUM_THREADS");
     if (!defaults.threads) defaults.threads = env_threads("OMP_NUM_THREADS");
@@ -89,15 +57,15 @@ static void init_defaults(void) {
         defaults.blk[i] = gk_cpu_blocking(f, gk_ukr_table[i].mr, gk_ukr_table[i].nr);
 
     if (verbose) {
-        const gk_ukr_desc *u = &gk_ukr_table[defaults.kernel];
-        const gk_blocking *b = &defaults.blk[defaults.kernel];
+        const gk_ukr_desc *u = &gk_ukr_table[gk_arch_chosen.kernel];
+        const gk_blocking *b = &defaults.blk[gk_arch_chosen.kernel];
         fprintf(stderr,
                 "gemmkit: cpu \"%s\" (%s) avx2=%d fma=%d avx512f=%d; L1d=%lld L2=%lld L3=%lld\n"
                 "gemmkit: kernel %s (%s), mr=%d nr=%d mc=%lld kc=%lld nc=%lld, threads=%d\n",
                 f->brand, f->vendor, f->has_avx2, f->has_fma, f->has_avx512f,
                 (long long)f->l1d_bytes, (long long)f->l2_bytes, (long long)f->l3_bytes, u->name,
-                defaults.reason, u->mr, u->nr, (long long)b->mc, (long long)b->kc, (long long)b->nc,
-                defaults.threads);
+                gk_arch_chosen.reason, u->mr, u->nr, (long long)b->mc, (long long)b->kc,
+                (long long)b->nc, defaults.threads);
     }
     defaults.verbose = verbose;
     atomic_store_explicit(&defaults_ready, 1, memory_order_release);
@@ -108,16 +76,11 @@ static inline void ensure_defaults(void) {
         pthread_once(&defaults_once, init_defaults);
 }
 
-/* The kernel a call made now uses, and why. */
-static int current_kernel(const char **reason) {
+/* The kernel a call made now uses, and why (the registry's choice, once the defaults here are
+ * set). */
+static inline int current_kernel(const char **reason) {
     ensure_defaults();
-    int idx = atomic_load_explicit(&arch_override, memory_order_relaxed);
-    if (idx >= 0) {
-        if (reason) *reason = "gk_set_arch";
-        return idx;
-    }
-    if (reason) *reason = defaults.reason;
-    return defaults.kernel;
+    return gk_ukr_now(reason);
 }
 
 gk_status gk_set_num_threads(int n) {
@@ -133,36 +96,10 @@ int gk_get_num_threads(void) {
     return n > 0 ? n : defaults.threads;
 }
 
-int gk_cpu_kernel_now(const char **reason) {
-    return current_kernel(reason);
-}
-
 gk_status gk_set_arch(const char *name) {
     gk_clear_error();
     ensure_defaults();
-    gk_status lp_st;
-    if (gk_lp_set_arch(name, &lp_st)) { /* a low-precision kernel: FP32 stays on cpuid's choice */
-        if (lp_st == GK_SUCCESS) atomic_store(&arch_override, -1);
-        return lp_st;
-    }
-    if (!name || strcmp(name, "auto") == 0) {
-        atomic_store(&arch_override, -1);
-        return GK_SUCCESS;
-    }
-    int idx = gk_ukr_find(name);
-    if (idx < 0 && !known_name(name))
-        return gk_fail(GK_ERR_INVALID_VALUE,
-                       "gk_set_arch: name=\"%s\" is not generic, avx2, avx512, avx512bf16, amx or "
-                       "auto",
-                       name);
-    if (idx < 0)
-        return gk_fail(GK_ERR_UNSUPPORTED,
-                       "gk_set_arch: name=\"%s\" is not built for this architecture", name);
-    if (!gk_ukr_table[idx].usable())
-        return gk_fail(GK_ERR_UNSUPPORTED, "gk_set_arch: name=\"%s\": this CPU or OS lacks it",
-                       name);
-    atomic_store(&arch_override, idx);
-    return GK_SUCCESS;
+    return gk_arch_set(name);
 }
 
 gk_status gk_cpu_get_info(gk_cpu_info *info) {

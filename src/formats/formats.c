@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "cpu/config/cpu.h"
+#include "cpu/kernels/registry.h"
+#include "cpu/kernels/ukernel.h"
 
 /* ---- registry ------------------------------------------------------------------------------ */
 
@@ -108,12 +110,9 @@ const gk_fmt_variant gk_fmt_variants[] = {
 const int gk_fmt_variant_count = (int)(sizeof gk_fmt_variants / sizeof gk_fmt_variants[0]);
 
 const gk_fmt_variant *gk_fmt_variant_now(void) {
-    /* The GEMM's family (src/cpu/sgemm.c keeps the choice; its public listing marks it). */
-    const char *arch = NULL;
-    gk_cpu_kernel_info ki;
-    for (int i = 0, n = gk_cpu_kernel_count(); i < n && !arch; i++)
-        if (gk_cpu_kernel_info_get(i, &ki) == GK_SUCCESS && ki.selected) arch = ki.arch;
-    for (int i = 0; arch && i < gk_fmt_variant_count; i++)
+    /* The GEMM's family, as the kernel registry keeps it (src/cpu/kernels/registry.h). */
+    const char *arch = gk_ukr_table[gk_ukr_now(NULL)].arch;
+    for (int i = 0; i < gk_fmt_variant_count; i++)
         if (strcmp(gk_fmt_variants[i].arch, arch) == 0 && gk_fmt_variants[i].usable())
             return &gk_fmt_variants[i];
     for (int i = 0; i < gk_fmt_variant_count; i++)

@@ -15,10 +15,7 @@
  * family; GEMMKIT_ARCH=amx|avx512bf16 picks that kernel when usable; otherwise the first usable
  * entry. FP16 operands always take the convert entry (lp.h says why).
  */
-#include "cpu/frame/gemm_ex.h"
-
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,15 +24,12 @@
 #include "cpu/config/cpu.h"
 #include "cpu/frame/frame.h"
 #include "cpu/kernels/lp.h"
+#include "cpu/kernels/registry.h"
 #include "formats/formats.h"
 
-static atomic_int lp_override = -1; /* gk_lp_table index from gk_set_arch, -1: none */
-
-/* Settings fixed at first use: GEMMKIT_ARCH's low-precision kernel, GEMMKIT_VERBOSE, the block
- * sizes of every low-precision kernel and of the convert entry on every FP32 family, and the
- * convert entry's names. */
+/* Settings fixed at first use: GEMMKIT_VERBOSE, the block sizes of every low-precision kernel and
+ * of the convert entry on every FP32 family, and the convert entry's names. */
 static struct {
-    int env_lp; /* gk_lp_table index named by GEMMKIT_ARCH and usable, else -1 */
     int verbose;
     gk_blocking lp_blk[8], cvt_blk[GK_UKR_MAX_KERNELS];
     char cvt_name[GK_UKR_MAX_KERNELS][48];
@@ -46,7 +40,6 @@ static void init_state(void) {
     const gk_cpu_features *f = gk_cpu_features_get();
     const char *want = getenv("GEMMKIT_ARCH");
     const int idx = want ? gk_lp_find(want) : -1;
-    st.env_lp = idx >= 0 && gk_lp_table[idx].fn && gk_lp_table[idx].usable() ? idx : -1;
     st.verbose = getenv("GEMMKIT_VERBOSE") && strcmp(getenv("GEMMKIT_VERBOSE"), "0") != 0;
     for (int i = 0; i < gk_lp_count && i < 8; i++) {
         const gk_lp_desc *d = &gk_lp_table[i];
@@ -59,7 +52,7 @@ static void init_state(void) {
         st.cvt_blk[i] = gk_cpu_blocking(f, gk_ukr_table[i].mr, gk_ukr_table[i].nr);
         snprintf(st.cvt_name[i], sizeof st.cvt_name[i], "convert+%s", gk_ukr_table[i].name);
     }
-    if (st.verbose && want && idx >= 0 && st.env_lp < 0)
+    if (st.verbose && want && idx >= 0 && gk_lp_env_choice() < 0)
         fprintf(stderr,
                 "gemmkit: GEMMKIT_ARCH=%s is not supported by this CPU/OS; gk_gemm_ex "
                 "uses the cpuid choice\n",
@@ -70,33 +63,15 @@ static void ensure_state(void) {
     pthread_once(&st_once, init_state);
 }
 
-int gk_lp_set_arch(const char *name, gk_status *status) {
-    const int idx = name ? gk_lp_find(name) : -1;
-    if (idx < 0 || !gk_lp_table[idx].fn) {
-        /* "auto" or an FP32 family that gk_set_arch will accept: the FP32 choice rules again */
-        const int f = name ? gk_ukr_find(name) : -1;
-        if (!name || strcmp(name, "auto") == 0 || (f >= 0 && gk_ukr_table[f].usable()))
-            atomic_store(&lp_override, -1);
-        return 0;
-    }
-    if (!gk_lp_table[idx].usable()) {
-        *status =
-            gk_fail(GK_ERR_UNSUPPORTED, "gk_set_arch: name=\"%s\": this CPU or OS lacks it", name);
-        return 1;
-    }
-    atomic_store(&lp_override, idx);
-    *status = GK_SUCCESS;
-    return 1;
-}
-
 /* The entry a call with operands `fmt` (GK_BF16 or GK_F16) runs now, and why. */
 static int pick_lp(gk_format fmt, const char **reason) {
     ensure_state();
     const char *fp32_reason;
-    gk_cpu_kernel_now(&fp32_reason);
+    gk_ukr_now(&fp32_reason);
     const unsigned bit = 1u << fmt;
     const int convert = gk_lp_count - 1;
-    const int ov = atomic_load_explicit(&lp_override, memory_order_relaxed);
+    const int ov = gk_lp_override_now();
+    const int env_lp = gk_lp_env_choice();
     if (ov >= 0) {
         *reason = "gk_set_arch";
         return gk_lp_table[ov].formats & bit ? ov : convert;
@@ -105,9 +80,9 @@ static int pick_lp(gk_format fmt, const char **reason) {
         *reason = fp32_reason;
         return convert;
     }
-    if (st.env_lp >= 0) {
+    if (env_lp >= 0) {
         *reason = "GEMMKIT_ARCH";
-        return gk_lp_table[st.env_lp].formats & bit ? st.env_lp : convert;
+        return gk_lp_table[env_lp].formats & bit ? env_lp : convert;
     }
     *reason = "cpuid";
     for (int i = 0; i < gk_lp_count; i++)
@@ -119,10 +94,10 @@ const char *gk_cpu_gemm_ex_kernel(gk_format atype, const char **reason) {
     const char *why = "cpuid";
     const char *name = NULL;
     if (atype == GK_F32) {
-        name = gk_ukr_table[gk_cpu_kernel_now(&why)].name;
+        name = gk_ukr_table[gk_ukr_now(&why)].name;
     } else if (atype == GK_BF16 || atype == GK_F16) {
         const int i = pick_lp(atype, &why);
-        name = gk_lp_table[i].fn ? gk_lp_table[i].name : st.cvt_name[gk_cpu_kernel_now(NULL)];
+        name = gk_lp_table[i].fn ? gk_lp_table[i].name : st.cvt_name[gk_ukr_now(NULL)];
     }
     if (reason) *reason = name ? why : NULL;
     return name;
@@ -273,7 +248,7 @@ static gk_status multiply(const gk_gemm_args *g, gk_format atype, gk_layout layo
         blk = st.lp_blk[li];
         name = d->name;
     } else { /* convert: the FP32 family's kernel, without its in-place forms (they read floats) */
-        const int fi = gk_cpu_kernel_now(NULL);
+        const int fi = gk_ukr_now(NULL);
         u = gk_ukr_table[fi];
         u.bcols = NULL, u.acols = NULL, u.abcols = NULL;
         cx = (cvt_ctx){.fmt = atype, .u = &gk_ukr_table[fi], .v = gk_fmt_variant_now()};
