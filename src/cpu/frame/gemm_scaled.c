@@ -1,7 +1,8 @@
 /*
  * gemm_scaled.c — gk_gemm_scaled, the block-scaled GEMM on the CPU (include/gemmkit.h, above
- * gk_scaling; docs/formats.md, "Block-scaled GEMM"), and the checks it shares with the GPU entry
- * point (gemm_scaled.h, defined in gemm_scaled_check.c).
+ * gk_scaling; docs/formats.md, "Block-scaled GEMM"). Its argument checks are the ones the GPU
+ * entry point makes too (formats/gemm_scaled.h); the decoding is the format module's bulk variant
+ * of the kernel family in use, the multiplication gk_sgemm.
  *
  * The CPU reference of gk_cuda_gemm_scaled, built from the library's exact pieces: op(A) and
  * op(B) are decoded with their block scales into float32 copies, then multiplied by gk_sgemm.
@@ -20,7 +21,6 @@
 
 #include "core/parallel.h"
 #include "formats/formats.h"
-
 
 /* ---- the float32 copies ---------------------------------------------------------------------- */
 
