@@ -94,6 +94,17 @@ static inline void gk_split(int64_t count, int parts, int id, int64_t *lo, int64
     *hi = *lo + base + (id < extra);
 }
 
+/* ceil(a / b) for a >= 0 and b > 0, where a + b - 1 does not overflow (sizes that passed the
+ * argument checks); the sizes of blocks, panels and tiles in the CPU code. Values a caller gave
+ * that no check has bounded yet take the form a / b + (a % b != 0) instead. */
+static inline int64_t gk_ceil_div64(int64_t a, int64_t b) {
+    return (a + b - 1) / b;
+}
+
+static inline int64_t gk_min64(int64_t a, int64_t b) {
+    return a < b ? a : b;
+}
+
 /* Bytes spanned by a column-major rows x cols matrix of `size`-byte elements with leading
  * dimension ld, or -1 on overflow. The span is ((cols - 1) * ld + rows) elements; it must fit in
  * a ptrdiff_t. Checked with the overflow builtins: the three 64-bit divisions this took before

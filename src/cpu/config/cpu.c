@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/internal.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #if defined(__linux__)
@@ -217,8 +219,8 @@ gk_blocking gk_cpu_blocking_kc(const gk_cpu_features *f, int mr, int nr, int byt
     const int64_t l3_share = l3 / (sharing > 0 ? sharing : 1);
     b.nc = clamp(round_down(l3_share / 2 / (bytes * b.kc), nr), nr, 8192 / nr * nr);
 
-    if ((v = env_positive("GEMMKIT_MC"))) b.mc = (v + mr - 1) / mr * mr;
-    if ((v = env_positive("GEMMKIT_NC"))) b.nc = (v + nr - 1) / nr * nr;
+    if ((v = env_positive("GEMMKIT_MC"))) b.mc = gk_ceil_div64(v, mr) * mr;
+    if ((v = env_positive("GEMMKIT_NC"))) b.nc = gk_ceil_div64(v, nr) * nr;
     return b;
 }
 

@@ -48,16 +48,9 @@ typedef struct gemm_ctx {
 
 enum { TAKEN_STRIDE = 64 / sizeof(int64_t) }; /* one block's counter per cache line */
 
-static int64_t ceil_div(int64_t a, int64_t b) {
-    return (a + b - 1) / b;
-}
-static int64_t min64(int64_t a, int64_t b) {
-    return a < b ? a : b;
-}
-
 /* k of a packed block of kb steps, and the packed panel q of w lanes in a block at p. */
 static inline int64_t kpad(const gemm_ctx *x, int64_t kb) {
-    return ceil_div(kb, x->kgrain) * x->kgrain;
+    return gk_ceil_div64(kb, x->kgrain) * x->kgrain;
 }
 static inline void *panel(const gemm_ctx *x, void *p, int64_t q, int w, int64_t kb) {
     return (char *)p + q * w * kpad(x, kb) * x->psize;
@@ -71,10 +64,10 @@ static inline const char *elem(const gemm_ctx *x, const void *base, int64_t off)
 static void pack_block(const gemm_ctx *x, int is_b, void *dst, int w, int64_t lanes, int64_t kb,
                        const void *src, int64_t ls, int64_t ps, void *tmp) {
     if (x->lp)
-        x->lp->pack(x->lp, is_b, dst, w, lanes, kb, kpad(x, kb), src, ls, ps, ceil_div(lanes, w),
-                    tmp);
+        x->lp->pack(x->lp, is_b, dst, w, lanes, kb, kpad(x, kb), src, ls, ps,
+                    gk_ceil_div64(lanes, w), tmp);
     else
-        x->u->pack(dst, w, lanes, kb, src, ls, ps, ceil_div(lanes, w));
+        x->u->pack(dst, w, lanes, kb, src, ls, ps, gk_ceil_div64(lanes, w));
 }
 
 /* The packed A block whose top-left element is op(A)(ic, pc): mb x kb values,
@@ -111,19 +104,19 @@ static void stream_a_block(const gemm_ctx *x, int64_t m0, int64_t m1, int64_t pc
                            int64_t jc, int64_t nb, void *pb, void *pa, void *tmp, float beta) {
     const gk_gemm_args *g = x->g;
     const int mr = x->u->mr, nr = x->u->nr;
-    const int64_t npb = ceil_div(nb, nr), per_call = ceil_div(kb, npb);
+    const int64_t npb = gk_ceil_div64(nb, nr), per_call = gk_ceil_div64(kb, npb);
     for (int64_t i0 = m0; i0 < m1; i0 += mr) {
-        const int mv = (int)min64(mr, m1 - i0);
+        const int mv = (int)gk_min64(mr, m1 - i0);
         pack_a(x, i0, pc, mv, kb, pa, tmp);
         const char *next = i0 + mr < m1
-                               ? elem(x, g->a, i0 + min64(2 * mr, m1 - i0) - 1 + pc * g->lda)
+                               ? elem(x, g->a, i0 + gk_min64(2 * mr, m1 - i0) - 1 + pc * g->lda)
                                : NULL; /* last row of the next panel */
         int64_t p = 0;
         for (int64_t jr = 0; jr < npb; jr++) {
             for (int64_t q = 0; next && q < per_call && p < kb; q++, p++)
                 __builtin_prefetch(next + p * g->lda * x->esize, 0, 2);
             x->u->fn(kpad(x, kb), pa, panel(x, pb, jr, nr, kb), g->c + i0 + (jc + jr * nr) * g->ldc,
-                     1, g->ldc, g->alpha, beta, mv, (int)min64(nr, nb - jr * nr));
+                     1, g->ldc, g->alpha, beta, mv, (int)gk_min64(nr, nb - jr * nr));
         }
     }
 }
@@ -158,9 +151,9 @@ static void run_block(const gemm_ctx *x, int64_t m0, int64_t m1, int64_t n0, int
     const gk_packed_plan *pk = &x->pk;
     const int mr = x->u->mr, nr = x->u->nr;
     for (int64_t jc = n0; jc < n1; jc += pk->nc) {
-        const int64_t nb = min64(pk->nc, n1 - jc), npb = ceil_div(nb, nr);
+        const int64_t nb = gk_min64(pk->nc, n1 - jc), npb = gk_ceil_div64(nb, nr);
         for (int64_t pc = 0; pc < g->k; pc += pk->kc) {
-            const int64_t kb = min64(pk->kc, g->k - pc);
+            const int64_t kb = gk_min64(pk->kc, g->k - pc);
             const float beta = pc == 0 ? g->beta : 1.0f; /* later blocks accumulate */
             if (!pk->bcols) pack_b(x, pc, jc, nb, kb, pb, tmp);
             if (pk->stream_a) {
@@ -168,12 +161,12 @@ static void run_block(const gemm_ctx *x, int64_t m0, int64_t m1, int64_t n0, int
                 continue;
             }
             for (int64_t ic = m0; ic < m1; ic += pk->mc) {
-                const int64_t mb = min64(pk->mc, m1 - ic), npa = ceil_div(mb, mr);
+                const int64_t mb = gk_min64(pk->mc, m1 - ic), npa = gk_ceil_div64(mb, mr);
                 /* Panels read in place are not packed; a partial last one always is, at pa. */
                 const int64_t afull = pk->acols ? mb / mr : 0;
                 if (afull < npa) pack_a(x, ic + afull * mr, pc, mb - afull * mr, kb, pa, tmp);
                 for (int64_t jr = 0; jr < npb; jr++) {
-                    const int nv = (int)min64(nr, nb - jr * nr);
+                    const int nv = (int)gk_min64(nr, nb - jr * nr);
                     const int64_t j0 = jc + jr * nr;
                     const float *bj = panel(x, pb, jr, nr, kb);
                     int64_t ldb = 0; /* B panel packed */
@@ -186,7 +179,7 @@ static void run_block(const gemm_ctx *x, int64_t m0, int64_t m1, int64_t n0, int
                     for (int64_t ir = 0; ir < npa; ir++) {
                         const int64_t i0 = ic + ir * mr;
                         float *cc = g->c + i0 + j0 * g->ldc;
-                        const int mv = (int)min64(mr, mb - ir * mr);
+                        const int mv = (int)gk_min64(mr, mb - ir * mr);
                         if (ir < afull)
                             run_tile_acols(x, kb, g->a + i0 + pc * g->lda, bj, ldb, cc, beta, nv);
                         else
@@ -204,8 +197,8 @@ static void run_block(const gemm_ctx *x, int64_t m0, int64_t m1, int64_t n0, int
 static void run_k_range(const gemm_ctx *x, int p, char *pa, char *pb, void *tmp) {
     const gk_gemm_args *g = x->g;
     int64_t q0, q1;
-    gk_split(ceil_div(g->k, x->pk.kc), x->pk.ksplit, p, &q0, &q1);
-    const int64_t k0 = q0 * x->pk.kc, k1 = min64(q1 * x->pk.kc, g->k);
+    gk_split(gk_ceil_div64(g->k, x->pk.kc), x->pk.ksplit, p, &q0, &q1);
+    const int64_t k0 = q0 * x->pk.kc, k1 = gk_min64(q1 * x->pk.kc, g->k);
     gk_gemm_args r = *g;
     r.k = k1 - k0;
     r.a = g->a + (g->transa ? k0 : k0 * g->lda); /* plain A is m x k, transposed k x m */
@@ -262,16 +255,16 @@ static void gemm_thread(void *ctx, int tid, int nth) {
     for (int v = 0; v < nth && x->pk.ksplit == 1; v++) {
         const int blk = (tid + v) % nth;
         int64_t a0, a1, b0, b1; /* the block's MR and NR panels of all of C */
-        gk_split(ceil_div(g->m, mr), tm, blk / tn, &a0, &a1);
-        gk_split(ceil_div(g->n, nr), tn, blk % tn, &b0, &b1);
+        gk_split(gk_ceil_div64(g->m, mr), tm, blk / tn, &a0, &a1);
+        gk_split(gk_ceil_div64(g->n, nr), tn, blk % tn, &b0, &b1);
         for (;;) {
             const int64_t s =
                 atomic_fetch_add_explicit(&x->taken[blk * TAKEN_STRIDE], 1, memory_order_relaxed);
             if (s >= chunks) break;
             int64_t c0, c1; /* the chunk's NR panels */
             gk_split(b1 - b0, chunks, (int)s, &c0, &c1);
-            run_block(x, a0 * mr, min64(a1 * mr, g->m), (b0 + c0) * nr, min64((b0 + c1) * nr, g->n),
-                      pa, pb, tmp);
+            run_block(x, a0 * mr, gk_min64(a1 * mr, g->m), (b0 + c0) * nr,
+                      gk_min64((b0 + c1) * nr, g->n), pa, pb, tmp);
         }
     }
     if (x->lp && x->lp->thread_end) x->lp->thread_end();

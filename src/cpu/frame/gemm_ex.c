@@ -45,7 +45,7 @@ static void init_state(void) {
         const gk_lp_desc *d = &gk_lp_table[i];
         if (!d->fn) continue;
         gk_blocking b = gk_cpu_blocking_kc(f, d->mr, d->nr, d->psize, d->kc);
-        b.kc = (b.kc + d->kgrain - 1) / d->kgrain * d->kgrain;
+        b.kc = gk_ceil_div64(b.kc, d->kgrain) * d->kgrain;
         st.lp_blk[i] = b;
     }
     for (int i = 0; i < gk_ukr_count; i++) {
@@ -258,7 +258,7 @@ static gk_status multiply(const gk_gemm_args *g, gk_format atype, gk_layout layo
     }
     gk_packed_plan pk;
     const int threads = gk_plan_packed(g, &u, &blk, gk_get_num_threads(), &pk);
-    pk.kc = (pk.kc + d->kgrain - 1) / d->kgrain * d->kgrain;
+    pk.kc = gk_ceil_div64(pk.kc, d->kgrain) * d->kgrain;
     lp.tmp_floats = d->fn ? 0 : (pk.mc > pk.nc ? pk.mc : pk.nc) * pk.kc;
     if (__builtin_expect(st.verbose, 0)) {
         fprintf(stderr, "gemmkit: gk_gemm_ex %s operands: kernel %s (%s)\n", label(atype), name,

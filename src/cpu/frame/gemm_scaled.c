@@ -92,9 +92,9 @@ typedef struct step {
 } step;
 
 static void range_of(int64_t lines, int id, int nt, int64_t *lo, int64_t *hi) {
-    const int64_t chunk = lines / nt + (lines % nt != 0);
-    *lo = chunk * id < lines ? chunk * id : lines;
-    *hi = *lo + chunk < lines ? *lo + chunk : lines;
+    const int64_t chunk = gk_ceil_div64(lines, nt);
+    *lo = gk_min64(chunk * id, lines);
+    *hi = gk_min64(*lo + chunk, lines);
 }
 
 static void step_task(void *ctx, int id, int nt) {

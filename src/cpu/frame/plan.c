@@ -7,13 +7,6 @@
 
 #include <stdio.h>
 
-static int64_t ceil_div(int64_t a, int64_t b) {
-    return (a + b - 1) / b;
-}
-static int64_t min64(int64_t a, int64_t b) {
-    return a < b ? a : b;
-}
-
 /* Pick tm x tn = threads minimising a thread's time: its tile area plus the packed A rows and B
  * columns it streams (rows + cols, times GK_PLAN_GRID_EDGE). The area term balances tiles, so a
  * short m spreads over n and a short n over m; the edge term prefers square blocks, which read
@@ -25,7 +18,7 @@ static void choose_grid(int threads, int64_t mt, int64_t nt, int mr, int nr, int
     int64_t best = -1;
     for (int a = 1; a <= threads; a++) {
         if (threads % a) continue;
-        const int64_t rows = ceil_div(mt, a) * mr, cols = ceil_div(nt, threads / a) * nr;
+        const int64_t rows = gk_ceil_div64(mt, a) * mr, cols = gk_ceil_div64(nt, threads / a) * nr;
         const int64_t cost = rows * cols + GK_PLAN_GRID_EDGE * (rows + cols);
         /* a rises: on a tie keep the first (fewest row slices) to split n, else the last */
         if (best < 0 || cost < best || (cost == best && !split_n_on_tie))
@@ -38,21 +31,22 @@ int gk_plan_packed(const gk_gemm_args *g, const gk_ukr_desc *u, const gk_blockin
     const int mr = u->mr, nr = u->nr;
 
     /* Even kc blocks (k = 300 with kc = 256 runs 2 x 152, not 256 + 44), rounded to the unroll. */
-    const int64_t kblocks = ceil_div(g->k, blk->kc);
-    x->kc = min64(g->k, ceil_div(ceil_div(g->k, kblocks), GK_PLAN_KC_ROUND) * GK_PLAN_KC_ROUND);
+    const int64_t kblocks = gk_ceil_div64(g->k, blk->kc);
+    x->kc = gk_min64(g->k, gk_ceil_div64(gk_ceil_div64(g->k, kblocks), GK_PLAN_KC_ROUND) *
+                               GK_PLAN_KC_ROUND);
     /* A short k leaves cache unused: widen the row and column blocks to keep the same bytes. */
     x->mc = blk->mc, x->nc = blk->nc;
     if (x->kc < blk->kc) {
-        x->mc = min64(x->mc * blk->kc / x->kc / mr * mr, GK_PLAN_SHORT_K_WIDEN * blk->mc);
-        x->nc = min64(x->nc * blk->kc / x->kc / nr * nr, GK_PLAN_SHORT_K_WIDEN * blk->nc);
+        x->mc = gk_min64(x->mc * blk->kc / x->kc / mr * mr, GK_PLAN_SHORT_K_WIDEN * blk->mc);
+        x->nc = gk_min64(x->nc * blk->kc / x->kc / nr * nr, GK_PLAN_SHORT_K_WIDEN * blk->nc);
     }
 
-    const int64_t mt = ceil_div(g->m, mr), nt = ceil_div(g->n, nr);
+    const int64_t mt = gk_ceil_div64(g->m, mr), nt = gk_ceil_div64(g->n, nr);
     const double per_thread = gk_plan_mnk(g) / GK_PLAN_MNK_PER_THREAD;
     if ((double)threads > per_thread) threads = per_thread < 1.0 ? 1 : (int)per_thread;
     if (threads < 1) threads = 1;
     /* Small C, long k: ranges of k instead of blocks of C (plan.h). */
-    const int64_t kparts = min64(threads, g->k / GK_PLAN_KSPLIT_MIN_K);
+    const int64_t kparts = gk_min64(threads, g->k / GK_PLAN_KSPLIT_MIN_K);
     x->ksplit = 1;
     if (kparts >= 2 && mt * nt < threads) {
         x->ksplit = (int)kparts, threads = (int)kparts;
@@ -64,23 +58,24 @@ int gk_plan_packed(const gk_gemm_args *g, const gk_ukr_desc *u, const gk_blockin
     }
     /* Blocks need not be larger than a thread's share. (A team smaller than `threads` runs a
      * 1 x t grid with these blocks: only more of them; gemm.c.) */
-    const int64_t rows = ceil_div(mt, x->tm) * mr;
+    const int64_t rows = gk_ceil_div64(mt, x->tm) * mr;
     /* A thread whose rows take at most half of an L2-sized A block has L2 to spare: a B block of
      * about the same bytes then stays in L2 from its packing to its last use, instead of making
      * a round trip through L3. */
-    if (2 * rows <= x->mc) x->nc = min64(x->nc, x->mc / nr * nr);
+    if (2 * rows <= x->mc) x->nc = gk_min64(x->nc, x->mc / nr * nr);
     x->bcols = u->bcols && !g->transb && rows <= x->mc && rows <= GK_PLAN_BCOLS_MAX_ROWS;
     x->acols = u->acols && (!x->bcols || u->abcols) && !g->transa && rows <= x->mc &&
                (double)x->kc * (double)g->lda * sizeof(float) <=
                    (double)gk_cpu_features_get()->l1d_bytes / GK_PLAN_ACOLS_L1_DIV;
     x->stream_a = !g->transa && mr * (int)sizeof(float) <= GK_PLAN_STREAM_A_MAX_COL_BYTES &&
-                  rows > x->mc && ceil_div(nt, x->tn) * nr <= x->mc;
-    x->mc = min64(x->mc, rows);
-    x->nc = min64(x->nc, ceil_div(nt, x->tn) * nr);
+                  rows > x->mc && gk_ceil_div64(nt, x->tn) * nr <= x->mc;
+    x->mc = gk_min64(x->mc, rows);
+    x->nc = gk_min64(x->nc, gk_ceil_div64(nt, x->tn) * nr);
     /* One thread has no one to take its chunks: it keeps one block. */
-    const int64_t chunks = ceil_div(nt, x->tn) * nr / GK_PLAN_STEAL_MIN_COLS;
-    x->chunks =
-        threads == 1 || x->ksplit > 1 || chunks < 1 ? 1 : (int)min64(chunks, GK_PLAN_STEAL_CHUNKS);
+    const int64_t chunks = gk_ceil_div64(nt, x->tn) * nr / GK_PLAN_STEAL_MIN_COLS;
+    x->chunks = threads == 1 || x->ksplit > 1 || chunks < 1
+                    ? 1
+                    : (int)gk_min64(chunks, GK_PLAN_STEAL_CHUNKS);
     return threads;
 }
 

@@ -152,8 +152,7 @@ static inline gk_path gk_plan_form(const gk_gemm_args *g, gk_small_form *form) {
     }
     if (!tiles_size) return GK_PATH_PACKED;
     if (g->transa &&
-        (g->m + GK_SMALL_ROW_ALIGN - 1) / GK_SMALL_ROW_ALIGN * GK_SMALL_ROW_ALIGN * g->k >
-            GK_SMALL_ABUF)
+        gk_ceil_div64(g->m, GK_SMALL_ROW_ALIGN) * GK_SMALL_ROW_ALIGN * g->k > GK_SMALL_ABUF)
         return GK_PATH_PACKED;
     *form = GK_SMALL_TILES;
     return GK_PATH_SMALL;

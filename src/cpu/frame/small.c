@@ -22,9 +22,9 @@ static void small_part(void *v, int id, int t) {
     const gk_gemm_args *g = x->g;
     const int64_t extent = x->by_cols ? g->n : g->m, group = GK_SMALL_ROW_ALIGN;
     int64_t lo, hi;
-    gk_split((extent + group - 1) / group, t, id, &lo, &hi);
+    gk_split(gk_ceil_div64(extent, group), t, id, &lo, &hi);
     lo *= group;
-    hi = hi * group < extent ? hi * group : extent;
+    hi = gk_min64(hi * group, extent);
     if (hi <= lo) return;
     gk_gemm_args s = *g;
     if (x->by_cols) {

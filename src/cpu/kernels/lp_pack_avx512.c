@@ -7,11 +7,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/internal.h"
 #include "cpu/kernels/lp.h"
-
-static inline int64_t min64(int64_t a, int64_t b) {
-    return a < b ? a : b;
-}
 
 /* X(l, p) of the block, l < valid lanes of the panel, p < kb. */
 static inline uint16_t at(const uint16_t *s, int64_t l, int64_t p, int64_t ls, int64_t ps) {
@@ -24,7 +21,7 @@ void gk_lp_pack_pairs(void *dst_, int w, int64_t lanes, int64_t kb, int64_t kp, 
     for (int64_t q = 0; q < npan; q++) {
         uint16_t *restrict d = (uint16_t *)dst_ + q * w * kp;
         const uint16_t *s = src + q * w * ls;
-        const int valid = (int)min64(w, lanes - q * w);
+        const int valid = (int)gk_min64(w, lanes - q * w);
         const int64_t kfull = kb & ~(int64_t)1; /* whole pairs */
         if (valid < w || kp > kfull) memset(d, 0, sizeof(uint16_t) * (size_t)(w * kp));
         if (ls == 1) { /* lanes contiguous: interleave two steps' rows */
@@ -58,10 +55,10 @@ void gk_lp_pack_rows(void *dst_, int w, int64_t lanes, int64_t kb, int64_t kp, c
     for (int64_t q = 0; q < npan; q++) {
         uint16_t *restrict d = (uint16_t *)dst_ + q * w * kp;
         const uint16_t *s = src + q * w * ls;
-        const int valid = (int)min64(w, lanes - q * w);
+        const int valid = (int)gk_min64(w, lanes - q * w);
         if (valid < w || kp > kb) memset(d, 0, sizeof(uint16_t) * (size_t)(w * kp));
         for (int64_t p0 = 0; p0 < kb; p0 += 32) {
-            const int n = (int)min64(32, kb - p0);
+            const int n = (int)gk_min64(32, kb - p0);
             uint16_t *restrict dc = d + p0 * w; /* chunk p0 / 32 starts at (p0 / 32) * 32w */
             if (ps == 1) {                      /* steps contiguous: one run of n codes per lane */
                 for (int l = 0; l < valid; l++)

@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "core/internal.h"
+
 /* The copies below are a few floats long: gcc must not turn their loops into memset/memmove
  * calls, which cost more than the copy (it did for the edge steps and the zero padding). */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -28,10 +30,6 @@
 #elif defined(__SSE__)
 #include <xmmintrin.h>
 #endif
-
-static inline int64_t gk_pack_min(int64_t a, int64_t b) {
-    return a < b ? a : b;
-}
 
 /* One edge step of contiguous lanes, w > valid: d[0..w) = s[0..valid) then zeros, with masked
  * vector loads (masked-out lanes read nothing and load zero) and stores masked to w, since the
@@ -164,15 +162,15 @@ void GK_PACK_NAME(float *dst, int w, int64_t lanes, int64_t kb, const float *src
          * 16 * w floats written per panel. Panel by panel, each panel would read one short piece
          * of kb different lines a stride apart, which the prefetcher does not follow. */
         for (int64_t p0 = 0; p0 < kb; p0 += 16) {
-            const int64_t pk = gk_pack_min(16, kb - p0);
+            const int64_t pk = gk_min64(16, kb - p0);
             for (int64_t q = 0; q < npan; q++)
-                gk_pack_contig(dst + q * w * kb + p0 * w, w, (int)gk_pack_min(w, lanes - q * w), pk,
+                gk_pack_contig(dst + q * w * kb + p0 * w, w, (int)gk_min64(w, lanes - q * w), pk,
                                src + q * w + p0 * ps, ps);
         }
         return;
     }
     for (int64_t q = 0; q < npan; q++) {
-        const int valid = (int)gk_pack_min(w, lanes - q * w);
+        const int valid = (int)gk_min64(w, lanes - q * w);
         float *d = dst + q * w * kb;
         const float *sq = src + q * w * ls;
         /* Full panels of the registered kernels' widths get a copy with constant w and valid,

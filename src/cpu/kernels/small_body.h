@@ -125,8 +125,7 @@ static void small_by_tiles(const gk_gemm_args *g) {
      * (its in-register transposes): row tile q then reads abuf + q * 2 GK_VW * k. Copied element
      * by element instead, the tiles lost to the packed path on transposed A. */
     float abuf[GK_SMALL_ABUF];
-    const int64_t npan =
-        (m + 2 * GK_VW - 1) / (2 * GK_VW); /* npan * 2 GK_VW * k <= GK_SMALL_ABUF */
+    const int64_t npan = gk_ceil_div64(m, 2 * GK_VW); /* npan * 2 GK_VW * k <= GK_SMALL_ABUF */
     if (g->transa) GK_SMALL_PACK(abuf, 2 * GK_VW, m, k, g->a, g->lda, 1, npan);
     for (int64_t j0 = 0; j0 < n; j0 += GK_VNB) {
         const int nb = (int)(n - j0 < GK_VNB ? n - j0 : GK_VNB);
