@@ -7,6 +7,7 @@
 #   make test SANITIZE=1   the same under ASan + UBSan (CPU only; build-san/)
 #   make fuzz       the libFuzzer target over the entry points (tests/fuzz/fuzz.mk; clang)
 #   make install PREFIX=/usr/local
+#   make probes     the developer probes of bench/probe/ (bench/bench.mk), CUDA ones included
 #
 # Sources are found by wildcard, so adding a file needs no edit here. Per-file ISA flags follow
 # the file name (tinyBLAS style: one kernel source per ISA, compiled with that ISA's flags):
@@ -71,8 +72,6 @@ endif
 
 # ---- sources ---------------------------------------------------------------------------------
 LIB_C := $(wildcard src/core/*.c src/cpu/*.c src/cpu/*/*.c src/blas/*.c src/formats/*.c)
-# src/cpu/probe/ holds a developer program (gk-cpu-probe, below), not library code
-LIB_C := $(filter-out src/cpu/probe/%,$(LIB_C))
 ifneq ($(MACHINE),x86_64)
 LIB_C := $(filter-out %_avx2.c %_avx512.c,$(LIB_C))
 endif
@@ -120,7 +119,7 @@ cli: $(CLI)
 tests: $(TEST_BINS)
 
 help:
-	@sed -n '2,14p' Makefile
+	@sed -n '2,15p' Makefile
 
 # ---- flags stamps ----------------------------------------------------------------------------
 # Every object depends on a file holding the flags it was compiled with (one for C, one for CUDA),
@@ -187,15 +186,6 @@ $(DIST_BENCH): $(BUILD)/obj/bench/dist/dist_bench.cu.o $(STLIB)
 	@mkdir -p $(@D)
 	$(CC) -o $@ $< $(STLIB) $(CUDA_LIBS) $(LDLIBS)
 endif
-# gk-cpu-probe (src/cpu/probe/cpu_probe.c): a white-box probe of the CPU module that times the
-# packed path's pieces (micro-kernel tiles, panel packing) and small whole GEMMs on this CPU.
-# Linked with the static library because it reaches the internal kernel registry.
-PROBE := $(BUILD)/bin/gk-cpu-probe
-cli: $(PROBE)
-$(PROBE): src/cpu/probe/cpu_probe.c $(HARNESS_OBJ) $(STLIB)
-	@mkdir -p $(@D)
-	$(CC) $(CPPFLAGS) -I. $(CFLAGS) -fvisibility=default $< -o $@ $(HARNESS_OBJ) $(STLIB) -fopenmp \
-	    -lm -lpthread
 $(CLI): $(CLI_OBJ) $(BENCH_OBJ) $(HARNESS_OBJ) $(HARNESS_CU_OBJ) $(STLIB)
 	@mkdir -p $(@D)
 	$(CC) -o $@ $(CLI_OBJ) $(BENCH_OBJ) $(HARNESS_OBJ) $(HARNESS_CU_OBJ) $(STLIB) $(CUDA_LIBS) $(LDLIBS)

@@ -1,4 +1,6 @@
-# bench.mk — extra build steps of the CPU benchmark, included from the Makefile.
+# bench.mk — extra build steps of the benchmarks, included from the Makefile: the BLIS peer's shim,
+# and the developer probes of bench/probe/ (`make probes` builds them all).
+#
 # gk_blis_best.so: the "BLIS at its best" peer (bench/cpu/shim/peer_blis_ctx.c) linked against
 # the static libblis.a so it can select any configuration BLIS was built with. Built with the CLI
 # when the static library and header exist; if the link fails the benchmark reports that peer as
@@ -20,6 +22,20 @@ $(BLIS_BEST): bench/cpu/shim/peer_blis_ctx.c bench/bench.mk
 	    echo "bench.mk: $@ not built; the blis-best benchmark column will be reported missing"
 endif
 
+# ---- developer probes (bench/probe/): diagnostics, not benchmarks of record --------------------
+# The CPU ones are built with the CLI too, so that they keep compiling; the CUDA one only by
+# `make probes`, since it links cuBLAS directly.
+
+# gk-cpu-probe (bench/probe/cpu_probe.c): a white-box probe of the CPU module that times the
+# packed path's pieces (micro-kernel tiles, panel packing) and small whole GEMMs on this CPU.
+# Linked with the static library because it reaches the internal kernel registry.
+PROBE := $(BUILD)/bin/gk-cpu-probe
+cli: $(PROBE)
+$(PROBE): bench/probe/cpu_probe.c $(HARNESS_OBJ) $(STLIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) -I. $(CFLAGS) -fvisibility=default $< -o $@ $(HARNESS_OBJ) $(STLIB) -fopenmp \
+	    -lm -lpthread
+
 # gk-call-ab (bench/probe/call_ab.c): per-call time of tiny GEMMs through two libraries loaded
 # side by side (two builds of libgemmkit.so, or gemmkit and a CBLAS library).
 CALL_AB := $(BUILD)/bin/gk-call-ab
@@ -36,3 +52,28 @@ cli: $(BATCH_BENCH)
 $(BATCH_BENCH): bench/probe/batch_bench.c include/gemmkit.h src/blas/cblas_abi.h $(STLIB)
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) -I. $(CFLAGS) $< -o $@ $(STLIB) $(CUDA_LIBS) -ldl -lm -lpthread
+
+# gk-formats-bench (bench/probe/formats_bench.c): single-thread bandwidth of every bulk conversion
+# variant against memcpy (docs/formats.md, "Bulk conversions on the CPU"). Linked with the static library
+# because it calls the internal variants one by one.
+FORMATS_BENCH := $(BUILD)/bin/gk-formats-bench
+cli: $(FORMATS_BENCH)
+$(FORMATS_BENCH): bench/probe/formats_bench.c $(STLIB)
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $< -o $@ $(STLIB) $(CUDA_LIBS) -ldl -lm -lpthread
+
+# gk-batch-probe (bench/probe/batch_probe.cu): the GPU batched SGEMM with each tile configuration
+# and the small-item kernel forced, against cublasSgemmStridedBatched (docs/cuda.md, "Batched"; bench/results/h100/batch_probe.txt). It compiles the library's batched launchers into
+# itself to reach their internal configuration table, so it depends on their sources, not on the
+# library.
+ifeq ($(HAVE_CUDA),1)
+BATCH_PROBE := $(BUILD)/bin/gk-batch-probe
+BATCH_PROBE_DEPS := $(wildcard src/cuda/gemm/*.cu src/cuda/gemm/*.cuh src/cuda/gemm/*.h \
+                                src/cuda/core/*.h src/cuda/ptx/*.cuh src/core/*.h include/gemmkit.h)
+$(BATCH_PROBE): bench/probe/batch_probe.cu $(BATCH_PROBE_DEPS) $(CU_STAMP)
+	@mkdir -p $(@D)
+	$(NVCC) -Iinclude -Isrc $(NVCCFLAGS) $< -o $@ -L$(CUDA_HOME)/lib64 -lcublas
+endif
+
+.PHONY: probes
+probes: $(PROBE) $(CALL_AB) $(BATCH_BENCH) $(FORMATS_BENCH) $(BATCH_PROBE)

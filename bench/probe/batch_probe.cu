@@ -1,9 +1,11 @@
 /*
- * batch_probe.cu (developer probe, not built by the Makefile) — times gemmkit's batched SGEMM
- * launchers per forced choice against cublasSgemmStridedBatched, to settle batched.cu's pick rule
- * and check the small-item kernel (issue 18). The library's own batched.cu and batched_small.cu
- * are compiled into this file, so their internal config table, admits()/pick() and launchers are
- * reachable; nothing else of the library is linked.
+ * batch_probe.cu — `gk-batch-probe`, a developer probe (built by `make probes` when the CUDA
+ * backend is, bench/bench.mk): times gemmkit's batched SGEMM launchers per forced choice against
+ * cublasSgemmStridedBatched, to settle batched.cu's pick rule and check the small-item kernel. The
+ * library's own batched.cu and batched_small.cu are compiled into this file, so their internal
+ * config table, admits()/pick() and launchers are reachable; nothing else of the library is
+ * linked. No other program forces a configuration (`gemmkit batched` times the library's own
+ * choice), which is why this one is kept.
  *
  * Shapes: the issue's five, 128 x 96^3 (just past the small kernel), 2048 x 16^3, and 8 x 1024^3
  * (one wave of 128x256 tiles). Each shape is `batch` column-major NN
@@ -14,10 +16,8 @@
  * C_cublas| / max |C_cublas|), then `reps` timed calls with L2 flushed before each (2x L2 memset,
  * outside the events), median and min reported.
  *
- * Build (repository root, on the GPU machine):
- *   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a --expt-relaxed-constexpr \
- *        -Iinclude -Isrc bench/probe/batch_probe.cu -o build/batch_probe -lcublas
- * Run:  build/batch_probe [reps]          (default 20)
+ * Build and run (repository root, on the GPU machine):
+ *   make probes && build/bin/gk-batch-probe [reps]          (default 20)
  * Results: bench/results/h100/batch_probe.txt.
  */
 #include <cublas_v2.h>

@@ -16,8 +16,7 @@ FUZZ_CFLAGS := -O2 -g -std=c11 -D_GNU_SOURCE -Iinclude -Isrc -I. -Wall -Wextra $
 FUZZ_COV := -fsanitize=fuzzer-no-link
 
 # (src/formats: the conversions gk_gemm_ex's BF16/FP16 path uses)
-FUZZ_LIB_C := $(filter-out src/cpu/probe/%,$(wildcard src/core/*.c src/cpu/*.c src/cpu/*/*.c \
-                                                      src/blas/*.c src/formats/*.c))
+FUZZ_LIB_C := $(wildcard src/core/*.c src/cpu/*.c src/cpu/*/*.c src/blas/*.c src/formats/*.c)
 ifneq ($(or $(MACHINE),$(shell uname -m)),x86_64)
 FUZZ_LIB_C := $(filter-out %_avx2.c %_avx512.c,$(FUZZ_LIB_C))
 endif

@@ -1,11 +1,10 @@
 /*
- * bench_formats.c — single-thread bandwidth of the bulk conversions (gk_encode / gk_decode and
- * every ISA variant behind them) against memcpy on this machine: the issue-17 target is >= 50 % of
- * memcpy's bytes read + written per second. A developer program, not a test (the Makefile builds
- * only test_*.c here):
+ * formats_bench.c — `gk-formats-bench`: single-thread bandwidth of the bulk conversions (gk_encode
+ * / gk_decode and every ISA variant behind them) against memcpy on this machine; the target is
+ * >= 50 % of memcpy's bytes read + written per second (docs/formats.md, "Bulk conversions on the
+ * CPU"). A developer probe, not a test (built with the CLI and by `make probes`, bench/bench.mk):
  *
- *   make lib BUILD=build && cc -O2 -Iinclude -Isrc tests/formats/bench_formats.c \
- *       build/lib/libgemmkit.a -lm -lpthread -o build/bench_formats && build/bench_formats [MiB]
+ *   build/bin/gk-formats-bench [MiB]
  *
  * MiB (default 64) is the float32 side of each conversion: past the caches, so both sides
  * stream from and to memory as memcpy's do. Prints one line per format, direction and variant:

@@ -1,6 +1,7 @@
 /*
  * cpu_probe.c — `gk-cpu-probe`: where the time of a small GEMM goes on this CPU. A white-box
- * developer probe of the CPU module (built by the Makefile, not part of the library). It times the
+ * developer probe of the CPU module (built with the CLI and by `make probes`, bench/bench.mk; not
+ * part of the library). It times the
  * pieces of the packed path one at a time, in a loop, through the library's internal registry
  * (linked statically): one micro-kernel call for a full tile and for each kind of edge tile, the
  * in-place variants (B columns, A columns, both), and the packing of one full and one edge panel
