@@ -1,11 +1,23 @@
-"""_host.py — the host (CPU) path shared by float32 operands (gk_sgemm) and BF16/FP16 operands
-(gk_gemm_ex, _lowp.py): the checks of C, a temporary C when C overlaps A or B or no leading
-dimension describes it, the operands' layout arguments (copied only when no leading dimension
-describes their strides: docs/python.md, "Strides"), then one library call.
+"""_host.py — the host (CPU) path of 2-D products: float32 operands (gk_sgemm, sgemm below) and,
+through run(), BF16/FP16 operands (gk_gemm_ex, _lowp.py): the checks of C, a temporary C when C
+overlaps A or B or no leading dimension describes it, the operands' layout arguments (copied only
+when no leading dimension describes their strides: docs/python.md, "Strides"), then one library
+call.
 """
 import numpy as np
 
 from ._layout import Operand, gemm_shape, operand_args, output_layout
+from ._lib import check, lib
+
+
+def host_array(x, name):
+    """x as a numpy float32 array; lists are converted, other dtypes refused."""
+    if isinstance(x, np.ndarray):
+        if x.dtype != np.float32:
+            raise TypeError(f"gemmkit: {name} has dtype {x.dtype}; gemmkit computes in float32 "
+                            f"(convert with .astype(np.float32))")
+        return x
+    return np.asarray(x, dtype=np.float32)
 
 
 def operand(x):
@@ -45,3 +57,13 @@ def run(a, b, c, trans_a, trans_b, alpha, beta, c_types, c_new, call):
     (a, (ta, lda)), (b, (tb, ldb)) = args
     call(layout, ta, tb, m, n, k, a, lda, b, ldb, c, ldc)
     return c
+
+
+def sgemm(a, b, c, trans_a, trans_b, alpha, beta):
+    """gemmkit.gemm on 2-D float32 numpy arrays (host_array's): one gk_sgemm call."""
+
+    def call(layout, ta, tb, m, n, k, a, lda, b, ldb, c, ldc):
+        check(lib.gk_sgemm(layout, ta, tb, m, n, k, float(alpha), a.ctypes.data, lda,
+                           b.ctypes.data, ldb, float(beta), c.ctypes.data, ldc))
+
+    return run(a, b, c, trans_a, trans_b, alpha, beta, ("float32",), np.float32, call)

@@ -1,9 +1,10 @@
 """torch CPU tensors on the CPU path: gemmkit.gemm / matmul take torch tensors that live in host
 memory (float32, bfloat16, float16; 2-D or batched 3-D, any strides) as numpy views of the same
-memory, so nothing is copied that the numpy path would not copy. A tensor c is updated in place
-and returned; without c the result comes back as a torch tensor of the type the numpy path
-chooses. bfloat16 needs ml_dtypes (numpy has no bfloat16). Tensors that require grad are
-refused: gemmkit does not record autograd history.
+memory (views), so nothing is copied that the numpy path would not copy; _dispatch.py then runs
+the numpy path on them. A tensor c is updated in place and returned; without c the result comes
+back as a torch tensor of the type the numpy path chooses (result). bfloat16 needs ml_dtypes
+(numpy has no bfloat16). Tensors that require grad are refused: gemmkit does not record autograd
+history.
 """
 import numpy as np
 
@@ -52,10 +53,14 @@ def from_numpy(arr):
     return torch.from_numpy(arr)
 
 
-def gemm(host_gemm, a, b, c, *args):
-    """host_gemm (the numpy path) on numpy views of any tensors among a, b, c."""
-    views = [to_numpy(x, n) if is_tensor(x) else x for x, n in ((a, "a"), (b, "b"), (c, "c"))]
-    out = host_gemm(*views, *args)
+def views(a, b, c):
+    """(a, b, c) with each torch tensor among them replaced by its numpy view, in that order."""
+    return [to_numpy(x, n) if is_tensor(x) else x for x, n in ((a, "a"), (b, "b"), (c, "c"))]
+
+
+def result(out, c):
+    """What gemm returns for torch operands: the tensor c itself when given, else the numpy result
+    as a tensor sharing its memory."""
     if c is not None:
         return c
     return from_numpy(out)

@@ -14,7 +14,7 @@ from cases import Skip, case, run, cuda_torch, FakeCudaArray, RecordingLib
 
 import gemmkit
 import harness
-from gemmkit import formats as F
+from gemmkit import _scaled, formats as F
 
 try:
     import ml_dtypes
@@ -322,8 +322,8 @@ def errors():
 
 @case
 def device_call_plumbing():
-    real, fake = gemmkit.lib, RecordingLib()
-    gemmkit.lib = fake
+    real, fake = _scaled.lib, RecordingLib()  # the module that makes the device call
+    _scaled.lib = fake
     try:
         e4, f4 = F.info("float8_e4m3fn").id, F.info("float4_e2m1fn").id
         a = FakeCudaArray((70, 6), "|u1", ptr=0x1000, stream=0x55)   # op(a) = a.T: 6 x 70
@@ -363,7 +363,7 @@ def device_call_plumbing():
                a_format="float8_e4m3fn", b_format="float4_e2m1fn", c=c, trans_a=True)
         assert not any(x[0] == "gk_cuda_gemm_scaled" for x in fake.calls), fake.calls
     finally:
-        gemmkit.lib = real
+        _scaled.lib = real
 
 
 @case
