@@ -283,7 +283,7 @@ def sweep_readme_rows(title, sw):
         nz = sw.noise(t)
         if nz:
             cell += "; noise gauge %s" % span(nz[2])
-        run = re.search(r"-(run\d+)$", os.path.basename(sw.path)[:-4])
+        run = re.search(r"_(run\d+)$", os.path.basename(sw.path)[:-4])
         what = "CPU, %d thread%s%s: gemmkit over %s at %s best" % (
             t, "" if t == 1 else "s", " (%s)" % run.group(1).replace("run", "run ") if run else "",
             " / ".join(libs), "its" if len(libs) == 1 else "their")
@@ -808,7 +808,7 @@ def generate(reg):
             bench += sweep_gpu_section(sw)
         for f in files:
             p = os.path.join(folder, f)
-            if f.startswith("cpu-sweep") and f.endswith(".csv"):
+            if f.startswith("cpu_sweep") and f.endswith(".csv"):
                 s = Sweep(p)
                 bench += sweep_section(s)
                 readme += sweep_readme_rows(title, s)
@@ -818,7 +818,7 @@ def generate(reg):
                 bench += tc_section(t)
                 readme += tc_readme_rows(title, t)
         for f in files:
-            m = re.match(r"(calls|gemv)-vs-.*\.txt$", f)
+            m = re.match(r"(calls|gemv)_vs_.*\.txt$", f)
             if m:
                 c = Calls(os.path.join(folder, f))
                 bench += calls_section(m.group(1), c)
