@@ -57,6 +57,8 @@ int bench_run_one(const bench_run_opts *o);
 /* ---- the CPU benchmark (gemmkit bench) ------------------------------------------------------ */
 
 enum { BENCH_NUM_IMPLS = 6, BENCH_MAX_SHAPES = 64, BENCH_MAX_THREADS = 16, BENCH_MAX_ROUNDS = 32 };
+/* the mixed-precision benchmark's shape list holds a whole model grid (bench_tc_llm_shapes) */
+enum { BENCH_TC_MAX_SHAPES = 256 };
 
 /* Column order of the results; index 0 is gemmkit, the reference the ratios divide by. The last,
  * "baseline", is gemmkit again but run by another gemmkit binary (bench_cpu_opts.baseline): an
@@ -155,7 +157,7 @@ typedef struct bench_tc_opts {
     int trans_set; /* 0: NN, or TN for FP8 and block-scaled operands (bench_dtype_is_fp8) */
     gk_trans ta, tb;
     int nshapes;
-    bench_shape shapes[BENCH_MAX_SHAPES];
+    bench_shape shapes[BENCH_TC_MAX_SHAPES];
     int reps;   /* timed runs per implementation and shape, >= 1 */
     int rounds; /* rounds the timed runs are spread over, gemmkit and the peer alternating */
     int warmup; /* untimed calls after the check */
@@ -169,6 +171,14 @@ typedef struct bench_tc_opts {
     const char *out; /* where gpu_tc.csv/.json and the plots go; created */
     uint64_t seed;
 } bench_tc_opts;
+
+/* The shape grid of `gemmkit bench --dtype ... --shapes llm` (docs/benchmarks.md, "Shapes of
+ * models"): M in {1, 16, 32, ..., 16384} times the (N, K) of public models' linear layers, then
+ * squares 1024-16384. Writes up to max shapes; returns how many there are. */
+int bench_tc_llm_shapes(bench_shape *out, int max);
+/* Shapes from a file, one "M N K" or "MxNxK" a line ('#' starts a comment); -1 on a bad line or
+ * an unreadable file (message on stderr), else the count (at most max). */
+int bench_tc_shapes_file(const char *path, bench_shape *out, int max);
 
 /* Defaults: squares 1024, 2048, 3072, 4096, 6144, 8192, 12288, 16384; column-major; 20 reps in 2
  * rounds after 3 warm-up calls; cuBLASLt on; 2048 sampled elements; device 0; plots on. */

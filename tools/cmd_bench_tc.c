@@ -17,7 +17,8 @@ static void usage(FILE *f) {
     fprintf(
         f,
         "usage: gemmkit bench --dtype LIST [--out-dtype T] [--layout row|col] [--ta n|t]\n"
-        "                     [--tb n|t] [--sizes LIST] [--reps R] [--rounds R] [--warmup W]\n"
+        "                     [--tb n|t] [--sizes LIST | --shapes S] [--reps R] [--rounds R]\n"
+        "                     [--warmup W]\n"
         "                     [--samples S] [--no-peer] [--fp8-fast-accum] [--seed S]\n"
         "                     [--out DIR] [--no-plot]\n\n"
         "Mixed-precision GEMM on GPU 0, gemmkit against cuBLASLt in the same run. For every\n"
@@ -47,6 +48,10 @@ static void usage(FILE *f) {
         "                   only FP8 layout cuBLASLt has)\n"
         "  --sizes LIST     N, MxNxK or LO:HI:STEP (squares), comma-separated (default 1024,\n"
         "                   2048, 3072, 4096, 6144, 8192, 12288, 16384)\n"
+        "  --shapes S       llm: M in 1..16384 times the (N, K) of Llama-3.1-8B and\n"
+        "                   Qwen2.5-32B linear layers, then squares 1024-16384 (row-major\n"
+        "                   C = A W^T: use --layout row --ta n --tb t); or a file of 'M N K' "
+        "lines\n"
         "  --reps R         timed runs per implementation and size (default 20)\n"
         "  --rounds R       rounds the runs are spread over (default 2)\n"
         "  --warmup W       untimed calls after the check (default 3)\n"
@@ -79,7 +84,7 @@ static int add_sizes(const char *arg, bench_tc_opts *o) {
     o->nshapes = 0;
     for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok;
          tok = strtok_r(NULL, ",", &save))
-        if (!cli_add_shapes(tok, o->shapes, &o->nshapes, BENCH_MAX_SHAPES)) return 0;
+        if (!cli_add_shapes(tok, o->shapes, &o->nshapes, BENCH_TC_MAX_SHAPES)) return 0;
     return o->nshapes > 0;
 }
 
@@ -140,6 +145,12 @@ static int parse(int argc, char **argv, bench_tc_opts *o, char *out_default, siz
             o->trans_set = 1;
         } else if (!strcmp(opt, "--sizes")) {
             ok = add_sizes(v, o);
+        } else if (!strcmp(opt, "--shapes")) {
+            const int n = !strcmp(v, "llm")
+                              ? bench_tc_llm_shapes(o->shapes, BENCH_TC_MAX_SHAPES)
+                              : bench_tc_shapes_file(v, o->shapes, BENCH_TC_MAX_SHAPES);
+            ok = n > 0 && n <= BENCH_TC_MAX_SHAPES;
+            if (ok) o->nshapes = n;
         } else if (!strcmp(opt, "--reps")) {
             ok = parse_int(v, 1, 100000, &o->reps);
         } else if (!strcmp(opt, "--rounds")) {

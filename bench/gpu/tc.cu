@@ -1085,8 +1085,8 @@ struct bench {
                     json_str(r.peer_algo).c_str(), json_num(ratio, "%.4f").c_str());
             for (int which = 0; which < 2; which++) {
                 const side &s = which ? r.pr : r.gk;
-                fprintf(csv, ",%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s", s.reps, fmt(s.ms, "%.4f").c_str(),
-                        fmt(s.ms_min, "%.4f").c_str(), fmt(s.tflops, "%.2f").c_str(),
+                fprintf(csv, ",%d,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s", s.reps, fmt(s.ms, "%.5f").c_str(),
+                        fmt(s.ms_min, "%.5f").c_str(), fmt(s.tflops, "%.2f").c_str(),
                         fmt(s.pct, "%.1f").c_str(), fmt(s.mhz, "%.0f").c_str(),
                         fmt(s.watts, "%.1f").c_str(), quote_csv(s.throttle).c_str(),
                         quote_csv(s.check).c_str(), fmt(s.err, "%.3g").c_str(),
@@ -1095,8 +1095,8 @@ struct bench {
                         ", \"%s\": {\"reps\": %d, \"ms_median\": %s, \"ms_min\": %s, \"tflops\": "
                         "%s, \"pct_peak\": %s, \"sm_mhz\": %s, \"power_w\": %s, \"throttle\": %s, "
                         "\"check\": %s, \"err\": %s, \"err_ratio\": %s}",
-                        which ? "peer_result" : "gemmkit", s.reps, json_num(s.ms, "%.4f").c_str(),
-                        json_num(s.ms_min, "%.4f").c_str(), json_num(s.tflops, "%.2f").c_str(),
+                        which ? "peer_result" : "gemmkit", s.reps, json_num(s.ms, "%.5f").c_str(),
+                        json_num(s.ms_min, "%.5f").c_str(), json_num(s.tflops, "%.2f").c_str(),
                         json_num(s.pct, "%.1f").c_str(), json_num(s.mhz, "%.0f").c_str(),
                         json_num(s.watts, "%.1f").c_str(), json_str(s.throttle).c_str(),
                         json_str(s.check).c_str(), json_num(s.err, "%.3g").c_str(),

@@ -5,7 +5,7 @@
  * float32 promotion) on shapes that are not multiples of any tile, K = 1, every output type,
  * alpha/beta with NaN in C when beta = 0, padded leading dimensions, and guard zones around C;
  * each tile width the launcher offers (forced through gk_tc_problem::tile_n, since the launcher's
- * own choice, sm90_pick.h, takes the narrowest for small shapes) and its choice on two larger
+ * own choice, sm90_plan.h, takes the narrowest for small shapes) and its choice on two larger
  * shapes.
  * Inputs are exact in their format, so the float64 reference uses the same values and the bound
  * only has to cover float32 accumulation (FP8 with fast accumulation: the tensor core's shorter
@@ -34,9 +34,15 @@ struct tcase {
     int64_t m, n, k;
     float alpha, beta;
     int scales;
-    int c_odd_ld; /* ldc = n + 3: C not TMA-aligned, the epilogue's direct path */
-    int tile_n;   /* gk_tc_problem::tile_n (0: the launcher's choice) */
+    int c_odd_ld;    /* ldc = n + 3: C not TMA-aligned, the epilogue's direct path */
+    int tile_n;      /* gk_tc_problem::tile_n (0: the launcher's choice) */
+    int swap, split; /* gk_tc_problem::swap / split (-1: the launcher's choice) */
+    int batch_n;     /* gk_tc_problem::batch_n */
+    uint64_t seed;   /* nonzero: the operands drawn from this seed (the same for every plan) */
 };
+
+/* The last case's C as the kernel left it (guards included), for bitwise comparisons. */
+static std::vector<uint8_t> g_last_out;
 
 static uint64_t g_rng = 0x9E3779B97F4A7C15ull;
 static double urand() { /* uniform in [-1, 1) */
@@ -135,6 +141,7 @@ static void build_operand(const tcase &c, bool is_a, std::vector<double> &val,
 static void run_case(void) {
     const tcase &c = g_case;
     if (g_sm != 90) T_SKIP("needs an sm_90 device (found %d)", g_sm);
+    if (c.seed) g_rng = c.seed;
     std::vector<double> av, bv;
     std::vector<uint8_t> as, bs;
     int64_t lda, ldb, ka, kb;
@@ -165,7 +172,7 @@ static void run_case(void) {
     CK(cudaMemcpy(dscale, sc, 8, cudaMemcpyHostToDevice));
 
     gk_tc_problem p;
-    memset(&p, 0, sizeof p);
+    memset(&p, 0, sizeof p); /* batch_variant 0: the invariant plans */
     p.m = c.m, p.n = c.n, p.k = c.k;
     p.ta = c.ta, p.tb = c.tb, p.tc = c.tc;
     p.a = da, p.lda = lda, p.a_mn_major = c.a_mn;
@@ -175,16 +182,34 @@ static void run_case(void) {
     p.scale_a = c.scales ? dscale : nullptr, p.scale_b = c.scales ? dscale + 1 : nullptr;
     p.fp8_fast_accum = c.fast;
     p.k_lo = c.split3 ? ka : 0;
-    p.tile_n = c.tile_n;
+    p.tile_n = c.tile_n, p.swap = c.swap, p.split = c.split, p.batch_n = c.batch_n;
     T_REQUIRE(!c.split3 || ka == kb, "3xTF32 test needs equal k_lo");
     T_REQUIRE(gk_hopper_supports(p, g_sm), "gk_hopper_supports rejected the case");
     gk_launch_env env;
     env.stream = 0, env.sm = g_sm, env.sm_count = g_sm_count, env.scratch = nullptr;
+    /* the split plan's workspace, with a guard zone behind it that must stay as it was */
+    size_t ws_bytes = 0;
+    CK(gk_hopper_workspace(p, env, &ws_bytes));
+    const size_t ws_guard = 4096;
+    if (c.split == 1) T_REQUIRE(ws_bytes > 0, "a forced split plan asked for no workspace");
+    if (ws_bytes) {
+        CK(cudaMalloc(&env.scratch, ws_bytes + ws_guard));
+        CK(cudaMemset(env.scratch, 0x5a, ws_bytes + ws_guard));
+    }
     CK(gk_hopper_gemm(p, env));
     CK(cudaDeviceSynchronize());
     std::vector<uint8_t> out(cs.size());
     CK(cudaMemcpy(out.data(), dc, out.size(), cudaMemcpyDeviceToHost));
+    if (ws_bytes) {
+        std::vector<uint8_t> tail(ws_guard);
+        CK(cudaMemcpy(tail.data(), (uint8_t *)env.scratch + ws_bytes, ws_guard,
+                      cudaMemcpyDeviceToHost));
+        cudaFree(env.scratch);
+        for (uint8_t x : tail)
+            T_REQUIRE(x == 0x5a, "the split plan wrote past its workspace");
+    }
     cudaFree(da), cudaFree(db), cudaFree(dc), cudaFree(dscale);
+    g_last_out = out;
 
     /* bound: float32 accumulation, (K + 2) * 2^-23 per unit of sum |a b|; FP8 products are summed
      * by the tensor core in a shorter accumulator (about 2^-13, docs/cuda.md) over each promotion
@@ -238,18 +263,33 @@ static void add(const char *label, tcase c) {
              (long long)c.k, c.alpha, c.beta, c.scales ? "_scaled" : "",
              c.c_odd_ld ? "_oddldc" : "");
     if (c.tile_n) snprintf(name + strlen(name), sizeof name - strlen(name), "_w%d", c.tile_n);
+    if (c.swap >= 0) snprintf(name + strlen(name), sizeof name - strlen(name), "_swap%d", c.swap);
+    if (c.split >= 0)
+        snprintf(name + strlen(name), sizeof name - strlen(name), "_split%d", c.split);
     g_case = c;
     t_run(name, run_case);
 }
 
-/* A width the launcher does not offer for the problem's types and layouts (only 256 with an
- * MN-major A) is refused before anything runs. */
+/* The last case's C against *g_first_out, bit for bit (skipped where no case ran). */
+static const std::vector<uint8_t> *g_first_out;
+static void same_bits(void) {
+    if (g_sm != 90) T_SKIP("needs an sm_90 device (found %d)", g_sm);
+    T_REQUIRE(!g_first_out->empty() && !g_last_out.empty(), "a plan's case did not run");
+    size_t diff = 0;
+    for (size_t i = 0; i < g_last_out.size(); ++i)
+        diff += g_last_out[i] != (*g_first_out)[i];
+    T_CHECK(diff == 0, "%zu bytes of C differ from the first plan's", diff);
+}
+
+/* A width the launcher does not offer for the problem's types and layouts (192 with an MN-major
+ * A) is refused before anything runs. */
 static void width_not_offered(void) {
     if (g_sm != 90) T_SKIP("needs an sm_90 device (found %d)", g_sm);
     gk_tc_problem p;
-    memset(&p, 0, sizeof p);
+    memset(&p, 0, sizeof p); /* batch_variant 0: the invariant plans */
     p.m = p.n = p.k = 64, p.lda = p.ldb = p.ldc = 64;
-    p.ta = p.tb = GK_BF16, p.tc = GK_F32, p.a_mn_major = 1, p.alpha = 1.0f, p.tile_n = 128;
+    p.ta = p.tb = GK_BF16, p.tc = GK_F32, p.a_mn_major = 1, p.alpha = 1.0f, p.tile_n = 192;
+    p.swap = p.split = -1;
     const gk_launch_env env = {0, g_sm, g_sm_count, nullptr};
     const cudaError_t err = gk_hopper_gemm(p, env);
     T_CHECK(err == cudaErrorNotSupported, "returned %s", cudaGetErrorString(err));
@@ -261,6 +301,7 @@ static tcase mk(gk_format ta, gk_format tb, gk_format tc, int a_mn, int b_mn, in
     c.ta = ta, c.tb = tb, c.tc = tc, c.a_mn = a_mn, c.b_mn = b_mn;
     c.fast = 0, c.split3 = 0, c.m = m, c.n = n, c.k = k, c.alpha = 1.0f, c.beta = 0.0f;
     c.scales = 0, c.c_odd_ld = 0, c.tile_n = 0;
+    c.swap = c.split = -1, c.batch_n = 0, c.seed = 0;
     return c;
 }
 
@@ -305,12 +346,13 @@ static void bench(const char *only, int64_t only_n) {
             fill_random<<<1024, 256>>>(a, r.t, elems, 1u);
             fill_random<<<1024, 256>>>(b, r.t, elems, 2u);
             gk_tc_problem p;
-            memset(&p, 0, sizeof p);
+            memset(&p, 0, sizeof p); /* batch_variant 0: the invariant plans */
             p.m = p.n = p.k = n;
             p.ta = p.tb = r.t, p.tc = bytes_of(r.t) == 1 || r.t == GK_TF32 ? GK_F32 : GK_BF16;
             p.a = a, p.b = b, p.c = c, p.lda = p.ldb = r.split3 ? 2 * n : n, p.ldc = n;
             p.a_mn_major = r.a_mn, p.b_mn_major = r.b_mn, p.fp8_fast_accum = r.fast;
             p.k_lo = r.split3 ? n : 0, p.alpha = 1.0f;
+            p.swap = p.split = -1;
             gk_launch_env env = {0, g_sm, g_sm_count, nullptr};
             std::vector<float> ms;
             cudaEvent_t e0, e1;
@@ -439,9 +481,50 @@ int main(int argc, char **argv) {
         }
     }
     /* the launcher's own choice on sizes where it keeps wider tiles (on 132 SMs: 256 at 2000,
-     * 192 at 3000; tests/cuda/test_sm90_pick.c) */
+     * 192 at 3000; tests/cuda/test_sm90_plan.c) */
     for (int64_t sz : {2000, 3000})
         add("pick", mk(GK_BF16, GK_BF16, GK_BF16, 0, 0, sz, sz, 48));
+    /* the plans of sm90_plan.h on one problem: swapped or not, narrow or wide tiles, K chunks
+     * summed in the tile or split over CTAs and reduced; each within the bound, and all with the
+     * same bits (batch invariance rests on that: the launcher picks among them by M). K long
+     * enough for several chunks of the non-batch dimension; M within a narrow tile. */
+    {
+        struct shape {
+            gk_format t;
+            int split3, b_mn;
+            int64_t m, n, k;
+        } shapes[] = {{GK_BF16, 0, 0, 13, 300, 1600},     {GK_F16, 0, 0, 64, 520, 1100},
+                      {GK_BF16, 0, 1, 40, 700, 2000},     {GK_BF16, 0, 0, 100, 257, 1500},
+                      {GK_TF32, 0, 0, 29, 333, 900},      {GK_TF32, 1, 0, 17, 280, 700},
+                      {GK_F8_E4M3FN, 0, 0, 50, 300, 2100}};
+        for (const shape &sh : shapes) {
+            /* the batch (the caller's M) is the kernel's m: chunks follow n */
+            struct variant {
+                int swap, split, tile_n;
+            } vs[] = {{0, 0, 0}, {0, 1, 0}, {1, 0, 0}, {1, 1, 0}, {1, -1, 64}, {0, 0, 128}};
+            std::vector<uint8_t> first;
+            for (const variant &v : vs) {
+                if (bytes_of(sh.t) == 1 && v.split == 1) continue; /* FP8 keeps K whole */
+                tcase c = mk(sh.t, sh.t, sh.t == GK_BF16 ? GK_BF16 : GK_F32, 0, sh.b_mn, sh.m, sh.n,
+                             sh.k);
+                c.split3 = sh.split3, c.swap = v.swap, c.split = v.split, c.tile_n = v.tile_n;
+                c.seed = 0x243F6A8885A308D3ull + (uint64_t)sh.n;
+                c.tc = sh.t == GK_F16 ? GK_F16 : c.tc;
+                g_last_out.clear();
+                add("plan", c);
+                if (first.empty()) {
+                    first = g_last_out;
+                    continue;
+                }
+                char what[112];
+                snprintf(what, sizeof what, "hopper_plan_bits_%s_%lldx%lldx%lld_swap%d_split%d_w%d",
+                         fname(sh.t), (long long)sh.m, (long long)sh.n, (long long)sh.k, v.swap,
+                         v.split, v.tile_n);
+                g_first_out = &first;
+                t_run(what, same_bits);
+            }
+        }
+    }
     T_RUN(width_not_offered);
     return t_finish();
 }

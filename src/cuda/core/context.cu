@@ -97,6 +97,7 @@ gk_status gk_cuda_create(gk_cuda_ctx **ctx, int device, void *stream) {
     const char *checks = getenv("GEMMKIT_CUDA_CHECKS");
     const char *verbose = getenv("GEMMKIT_VERBOSE");
     const char *tc_path = getenv("GEMMKIT_CUDA_TC_PATH");
+    const char *invariant = getenv("GEMMKIT_BATCH_INVARIANT");
 
     gk_cuda_ctx *c = (gk_cuda_ctx *)calloc(1, sizeof *c);
     if (c == NULL) return gk_fail(GK_ERR_OUT_OF_MEMORY, "gk_cuda_create: out of host memory");
@@ -111,6 +112,7 @@ gk_status gk_cuda_create(gk_cuda_ctx **ctx, int device, void *stream) {
     c->fp32_mode = GK_FP32_SIMT;
     c->verbose = verbose != NULL && *verbose != '\0' && strcmp(verbose, "0") != 0;
     c->tc_path = tc_path_from_env(tc_path, c->verbose);
+    c->batch_invariant = !(invariant != NULL && strcmp(invariant, "0") == 0);
     gk_cuda_tune_load(c);
     *ctx = c;
     return GK_SUCCESS;

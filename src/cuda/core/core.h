@@ -38,6 +38,10 @@ struct gk_cuda_ctx {
     int fp32_mode; /* gk_fp32_mode of float32 GEMMs (gk_cuda_set_fp32_mode) */
     int tc_path;   /* gk_tc_path: GEMMKIT_CUDA_TC_PATH at gk_cuda_create (docs/cuda.md) */
     int verbose;   /* GEMMKIT_VERBOSE at gk_cuda_create: log each gk_cuda_gemm_ex call's path */
+    /* GEMMKIT_BATCH_INVARIANT at gk_cuda_create (default 1; "0" turns it off): the tensor-core
+     * kernel's K chunks independent of M (src/cuda/hopper/sm90_plan.h); off, a problem with many
+     * tiles keeps K whole and the widest tiles (faster at large M, rows then depend on M) */
+    int batch_invariant;
     gk_tune_table tune; /* this device's tune cache entries, read at gk_cuda_create (tune.cu) */
 };
 

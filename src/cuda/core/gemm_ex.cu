@@ -144,8 +144,19 @@ gk_status execute(const Call &cl, const gk_tc_problem &p, const Plan &pl, bool *
                           pl.to[o],
                           pl.k_lo};
     }
-    if (pl.copy[0] || pl.copy[1]) {
-        const int64_t total = GK_SCRATCH_FLAG_BYTES + bytes[0] + bytes[1];
+    /* the copies' formats and order first: the sm_90a kernel's plan (its split-K workspace)
+     * depends on them, not on where they go */
+    if (pl.copy[0]) q.a_mn_major = 0, q.ta = pl.to[0];
+    if (pl.copy[1]) q.b_mn_major = 0, q.tb = pl.to[1];
+    gk_launch_env env;
+    env.stream = ctx->stream, env.sm = ctx->sm, env.sm_count = ctx->sm_count;
+    env.scratch = nullptr;
+    size_t split_bytes = 0;
+    cudaError_t err;
+    if (pl.kernel == K_HOPPER && (err = gk_hopper_workspace(q, env, &split_bytes)) != cudaSuccess)
+        split_bytes = 0; /* gk_hopper_supports below declines what the kernel cannot run */
+    if (pl.copy[0] || pl.copy[1] || split_bytes) {
+        const int64_t total = GK_SCRATCH_FLAG_BYTES + bytes[0] + bytes[1] + (int64_t)split_bytes;
         if ((uint64_t)total > SIZE_MAX / 2)
             return gk_fail(GK_ERR_OVERFLOW, "%s: the workspace overflows size_t", cl.who);
         const gk_status st = gk_cuda_workspace(ctx, (size_t)total, cl.who);
@@ -153,24 +164,21 @@ gk_status execute(const Call &cl, const gk_tc_problem &p, const Plan &pl, bool *
         char *ws = reinterpret_cast<char *>(ctx->work) + GK_SCRATCH_FLAG_BYTES;
         if (pl.copy[0]) {
             rp[0].dst = ws;
-            q.a = ws, q.lda = rp[0].ld_dst, q.a_mn_major = 0, q.ta = pl.to[0];
+            q.a = ws, q.lda = rp[0].ld_dst;
         }
         if (pl.copy[1]) {
             rp[1].dst = ws + bytes[0];
-            q.b = rp[1].dst, q.ldb = rp[1].ld_dst, q.b_mn_major = 0, q.tb = pl.to[1];
+            q.b = rp[1].dst, q.ldb = rp[1].ld_dst;
         }
+        if (split_bytes) env.scratch = ws + bytes[0] + bytes[1];
     }
     if (pl.kernel == K_HOPPER && !gk_hopper_supports(q, ctx->sm)) {
         *declined = true;
         return GK_SUCCESS;
     }
-    cudaError_t err;
     for (int o = 0; o < 2; o++)
         if (pl.copy[o] && (err = gk_repack_operand(rp[o], ctx->stream)) != cudaSuccess)
             return gk_cuda_status(cl.who, "repack kernel launch", err);
-    gk_launch_env env;
-    env.stream = ctx->stream, env.sm = ctx->sm, env.sm_count = ctx->sm_count;
-    env.scratch = nullptr;
     err = pl.kernel == K_HOPPER ? gk_hopper_gemm(q, env)
           : pl.kernel == K_MMA  ? gk_mma_gemm(q, env)
                                 : gk_simt_gemm(q, env);
@@ -180,7 +188,7 @@ gk_status execute(const Call &cl, const gk_tc_problem &p, const Plan &pl, bool *
         /* the kernel's A is the caller's b in a column-major call (and a in a row-major one) */
         const char *caller[2] = {cl.layout == GK_ROW_MAJOR ? "a" : "b",
                                  cl.layout == GK_ROW_MAJOR ? "b" : "a"};
-        char detail[96] = "";
+        char detail[160] = "", kplan[64] = "";
         if (pl.copy[0] || pl.copy[1])
             snprintf(detail, sizeof detail, " (%s: %s%s%s)",
                      pl.k_lo                                      ? "split into tf32 hi/lo"
@@ -188,6 +196,12 @@ gk_status execute(const Call &cl, const gk_tc_problem &p, const Plan &pl, bool *
                                                                   : "copied K-major",
                      pl.copy[0] ? caller[0] : "", pl.copy[0] && pl.copy[1] ? ", " : "",
                      pl.copy[1] ? caller[1] : "");
+        /* the sm_90a kernel's plan (sm90_plan.h) */
+        if (pl.kernel == K_HOPPER &&
+            gk_hopper_describe(q, env, kplan, sizeof kplan) == cudaSuccess) {
+            const size_t used = strlen(detail);
+            snprintf(detail + used, sizeof detail - used, " [%s]", kplan);
+        }
         gk_tc_log(cl, pl.name, detail);
     }
     return GK_SUCCESS;
@@ -348,6 +362,9 @@ gk_status gk_cuda_gemm_ex_run(gk_cuda_ctx *ctx, const char *who, gk_layout layou
     p.a = g.b, p.lda = g.ldb, p.a_mn_major = g.transb;
     p.b = g.a, p.ldb = g.lda, p.b_mn_major = !g.transa;
     p.c = g.c, p.ldc = g.ldc;
+    /* the caller's M, the rows of its C: the kernel's M in a row-major call, its N otherwise */
+    p.batch_n = !row;
+    p.batch_variant = !ctx->batch_invariant;
     p.alpha = g.alpha, p.beta = g.beta;
     p.scale_a = gb_scale, p.scale_b = ga_scale;
     p.fp8_fast_accum = o.fp8_fast_accum != 0;

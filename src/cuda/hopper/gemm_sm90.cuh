@@ -10,7 +10,7 @@
  *     one (both consumers done reading). Warpgroups 1 and 2 are consumers: they take the freed
  *     registers and each computes 64 rows of the 128 x BN tile with wgmma, its accumulators in
  *     registers. The tile width BN (128, 192 or 256) is the launcher's choice per problem
- *     (sm90_pick.h: fewer idle SMs in the last round of tiles against more bytes per product).
+ *     (sm90_plan.h: fewer idle SMs in the last round of tiles against more bytes per product).
  *   - Every buffer row is 128 bytes of K (64 BF16/FP16, 32 TF32, 128 FP8 elements) with the
  *     128-byte swizzle, so the descriptors and K steps (32 bytes per wgmma) are the same for every
  *     type; MN-major operands (16-bit types only) are stored as 64-element-wide chunks of K rows.
@@ -68,8 +68,16 @@ constexpr int EPI_BYTES = 16384; /* per consumer: two 64-row x 128-byte boxes of
 struct params {
     int64_t m, n, k;
     int tiles_m, tiles_n, tiles;
-    int kblocks; /* ceil(k / BK) */
-    int split3;  /* 3xTF32: three virtual K blocks per block */
+    int kblocks;        /* ceil(k / BK) */
+    int split3;         /* 3xTF32: three virtual K blocks per block */
+    int split3_swapped; /* ... for swapped operands: the first two in the other order, so that
+                         * every element sums lo*hi, hi*lo, hi*hi of the caller's A and B */
+    /* K chunks (sm90_plan.h): kc K blocks each, the last one shorter. A unit of work is a whole
+     * tile that adds its chunk sums in chunk order, or with split one chunk of one tile whose sum
+     * goes to ws: chunk c's element (row, col) at ws[(c * m + row) * ws_ld + col] */
+    int kc, chunks, split, units;
+    float *ws;
+    int64_t ws_ld;
     void *c;
     int64_t ldc;
     int c_type;     /* out_kind */
@@ -107,6 +115,11 @@ struct config {
     static constexpr int STAGE_BYTES = A_BYTES + B_BYTES + (SA_BYTES + 1023) / 1024 * 1024;
     static constexpr int STAGES = (196608 / STAGE_BYTES) < 8 ? 196608 / STAGE_BYTES : 8;
     static constexpr int NACC = BN / 2; /* accumulator floats per thread (64 rows x BN / 128) */
+    /* A tile of several K chunks sums each chunk into a temporary beside the accumulators: room
+     * for it up to 192 columns (the promoted FP8 product has its own temporary, per stage) */
+    static constexpr bool CHUNKS = !PROMOTE && BN <= 192;
+    /* the epilogue through shared memory stores boxes of 64 columns (or 128 bytes) */
+    static constexpr bool TMA_EPI = BN >= 64;
     /* promoted FP8: the tile's columns are multiplied in PARTS parts of PN columns, each into a
      * temporary of NACC / PARTS floats that must fit beside the accumulators (192 of the
      * consumers' 232 registers): one part up to 192 columns, two halves of a 256-wide tile */
@@ -116,8 +129,8 @@ struct config {
      * (EPI_BYTES per consumer), then 2 * STAGES mbarriers */
     static constexpr int SMEM_BYTES = 1024 + STAGES * STAGE_BYTES + 2 * EPI_BYTES + 2 * STAGES * 8;
     static_assert(!(A_MN || B_MN) || op_traits<OP>::elem_bytes == 2, "MN-major needs 16-bit");
-    static_assert(BN == 128 || BN == 192 || BN == 256,
-                  "wgmma wrappers exist for N = 128, 192, 256");
+    static_assert(BN == 32 || BN == 64 || BN == 128 || BN == 192 || BN == 256,
+                  "wgmma wrappers exist for N = 32, 64, 128, 192, 256");
     /* one CTA per SM whatever the width: the launcher counts resident clusters once per call, for
      * any configuration (gemm_sm90.cu) */
     static_assert(2 * SMEM_BYTES > 228 * 1024, "one CTA per SM");
@@ -144,6 +157,21 @@ __device__ __forceinline__ void tile_coords(const params &p, int t, int &tm, int
     tn = r / rows;
 }
 
+/* Unit u of the schedule (params::units) -> its tile and its K blocks [kb0, kb1). */
+__device__ __forceinline__ void unit_coords(const params &p, int u, int &tm, int &tn, int &c0,
+                                            int &c1) {
+    int t = u;
+    c0 = 0, c1 = p.chunks;
+    if (p.split) t = u / p.chunks, c0 = u - t * p.chunks, c1 = c0 + 1;
+    tile_coords(p, t, tm, tn);
+}
+
+/* The K blocks of chunk c. */
+__device__ __forceinline__ void chunk_blocks(const params &p, int c, int &kb0, int &kb1) {
+    kb0 = c * p.kc;
+    kb1 = min(kb0 + p.kc, p.kblocks);
+}
+
 /* One wgmma of C's operand types, m64 x BN x 32 bytes of K (sm90.cuh names them by width). */
 #define GK_SM90_WGMMA(N)                                                                           \
     if constexpr (C::OP == OP_BF16)                                                                \
@@ -160,8 +188,12 @@ __device__ __forceinline__ void tile_coords(const params &p, int t, int &tm, int
         wgmma_e5m2_e4m3_n##N(d, da, db, scale_d);
 template <class C, int N>
 __device__ __forceinline__ void wgmma(float *d, uint64_t da, uint64_t db, int scale_d) {
-    static_assert(N == 128 || N == 192 || N == 256, "a wgmma width");
-    if constexpr (N == 128) {
+    static_assert(N == 32 || N == 64 || N == 128 || N == 192 || N == 256, "a wgmma width");
+    if constexpr (N == 32) {
+        GK_SM90_WGMMA(32)
+    } else if constexpr (N == 64) {
+        GK_SM90_WGMMA(64)
+    } else if constexpr (N == 128) {
         GK_SM90_WGMMA(128)
     } else if constexpr (N == 192) {
         GK_SM90_WGMMA(192)
@@ -441,19 +473,23 @@ template <class C>
 __device__ __forceinline__ void
 produce(const params &p, uint8_t *smem, uint64_t *full, uint64_t *empty, const CUtensorMap *map_a,
         const CUtensorMap *map_b, const CUtensorMap *map_a_lo, const CUtensorMap *map_b_lo,
-        const CUtensorMap *map_sa, uint32_t rank, int first, int stride, int steps) {
+        const CUtensorMap *map_sa, uint32_t rank, int first, int stride) {
     int stage = 0;
     uint32_t phase = 0;
-    for (int t = first; t < p.tiles; t += stride) {
-        int tm, tn;
-        tile_coords(p, t, tm, tn);
+    const int vf = p.split3 ? 3 : 1; /* steps per K block */
+    for (int u = first; u < p.units; u += stride) {
+        int tm, tn, c0, c1, kb0, kb1, last;
+        unit_coords(p, u, tm, tn, c0, c1);
+        chunk_blocks(p, c0, kb0, last);
+        chunk_blocks(p, c1 - 1, last, kb1);
         const int m0 = (tm * C::CM + rank) * BM, n0 = tn * C::BN;
-        for (int s = 0; s < steps; ++s) {
+        for (int s = kb0 * vf; s < kb1 * vf; ++s) {
             const CUtensorMap *ma = map_a, *mb = map_b;
             int kb = s;
             if (p.split3) {
                 kb = s / 3;
-                const int part = s - 3 * kb; /* 0: lo*hi, 1: hi*lo, 2: hi*hi */
+                int part = s - 3 * kb; /* 0: lo*hi, 1: hi*lo, 2: hi*hi */
+                if (p.split3_swapped && part < 2) part = 1 - part;
                 if (part == 0) ma = map_a_lo;
                 if (part == 1) mb = map_b_lo;
             }
@@ -504,11 +540,55 @@ __device__ __forceinline__ void store_tile(const params &p, const CUtensorMap *m
         store_tile_tma<C, OUT_F16, TRANS>(map_c, acc, buf, 1 + cw, warp, lane, r0, c0, alpha);
 }
 
-/* The consumer warpgroups: wgmma over the ring, then the epilogue of each tile. */
+/* The wgmmas of K blocks [kb0, kb1) of one tile into d (zeroed first), stage by stage: each
+ * stage's wgmmas stay in flight while the previous stage is released, and all are done on return.
+ */
+template <class C>
+__device__ __forceinline__ void mma_blocks(float *d, uint32_t ring, uint32_t a_off, uint64_t *full,
+                                           uint64_t *empty, int &stage, uint32_t &phase, int lane,
+                                           int steps) {
+#pragma unroll
+    for (int i = 0; i < C::NACC; ++i)
+        d[i] = 0.0f;
+    int prev = -1;
+    for (int s = 0; s < steps; ++s) {
+        mbar_wait(&full[stage], phase);
+        const uint32_t a_base = ring + stage * C::STAGE_BYTES + a_off;
+        const uint32_t b_base = ring + stage * C::STAGE_BYTES + C::A_BYTES;
+        wgmma_fence();
+        mma_stage<C>(d, a_base, b_base, 0);
+        wgmma_commit();
+        wgmma_wait<1>();
+        if (prev >= 0 && lane == 0) release<C>(&empty[prev]);
+        prev = stage;
+        if (++stage == C::STAGES) stage = 0, phase ^= 1;
+    }
+    wgmma_wait<0>();
+    if (prev >= 0 && lane == 0) release<C>(&empty[prev]);
+}
+
+/* A split unit's chunk sum, unscaled float32, into the workspace (params::ws), pairs of columns. */
+template <class C>
+__device__ __forceinline__ void store_chunk(const params &p, const float *acc, int c, int64_t row0,
+                                            int64_t col0) {
+#pragma unroll
+    for (int j = 0; j < C::BN / 8; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int64_t row = row0 + 8 * h, col = col0 + 8 * j;
+            if (row >= p.m || col >= p.n) continue;
+            float *w = p.ws + ((int64_t)c * p.m + row) * p.ws_ld + col;
+            *(float2 *)w = make_float2(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+        }
+}
+
+/* The consumer warpgroups: wgmma over the ring, then the epilogue of each unit (sm90_plan.h: a
+ * whole tile adds its chunk sums in chunk order, the first one copied; a split unit writes its
+ * one chunk's sum). */
 template <class C>
 __device__ __forceinline__ void consume(const params &p, uint8_t *smem, uint64_t *full,
                                         uint64_t *empty, uint8_t *epi, const CUtensorMap *map_c,
-                                        int cw, uint32_t rank, int first, int stride, int steps) {
+                                        int cw, uint32_t rank, int first, int stride) {
     setmaxnreg_inc<CONSUMER_REGS>();
     const int warp = (threadIdx.x / 32) % 4, lane = threadIdx.x % 32;
     float alpha = p.alpha;
@@ -517,43 +597,48 @@ __device__ __forceinline__ void consume(const params &p, uint8_t *smem, uint64_t
     /* A slice of this consumer inside a stage: K-major rows cw*64.., or MN-major chunk cw. */
     const uint32_t a_off = C::A_MN ? cw * C::BK * ROW_BYTES : cw * 64 * ROW_BYTES;
     const uint32_t ring = smem_addr(smem);
+    const int vf = p.split3 ? 3 : 1; /* steps per K block */
 
     int stage = 0;
     uint32_t phase = 0;
-    for (int t = first; t < p.tiles; t += stride) {
-        int tm, tn;
-        tile_coords(p, t, tm, tn);
+    for (int u = first; u < p.units; u += stride) {
+        int tm, tn, c0, c1;
+        unit_coords(p, u, tm, tn, c0, c1);
         tm = tm * C::CM + rank;
         float acc[C::NACC];
-#pragma unroll
-        for (int i = 0; i < C::NACC; ++i)
-            acc[i] = 0.0f;
         if constexpr (C::PROMOTE) {
+#pragma unroll
+            for (int i = 0; i < C::NACC; ++i)
+                acc[i] = 0.0f;
             promoted_tile<C>(p, acc, ring, a_off, full, empty, stage, phase, cw, warp, lane, tn,
-                             steps);
-        } else {
-            int prev = -1;
-            for (int s = 0; s < steps; ++s) {
-                mbar_wait(&full[stage], phase);
-                const uint32_t a_base = ring + stage * C::STAGE_BYTES + a_off;
-                const uint32_t b_base = ring + stage * C::STAGE_BYTES + C::A_BYTES;
-                wgmma_fence();
-                mma_stage<C>(acc, a_base, b_base, 0);
-                wgmma_commit();
-                /* keep this stage's wgmmas in flight; the previous stage's are done: free it */
-                wgmma_wait<1>();
-                if (prev >= 0 && lane == 0) release<C>(&empty[prev]);
-                prev = stage;
-                if (++stage == C::STAGES) stage = 0, phase ^= 1;
+                             p.kblocks);
+        } else if constexpr (C::CHUNKS) {
+            for (int c = c0; c < c1; ++c) {
+                int kb0, kb1;
+                chunk_blocks(p, c, kb0, kb1);
+                float part[C::NACC];
+                mma_blocks<C>(part, ring, a_off, full, empty, stage, phase, lane, (kb1 - kb0) * vf);
+#pragma unroll
+                for (int i = 0; i < C::NACC; ++i)
+                    acc[i] = c == c0 ? part[i] : acc[i] + part[i];
             }
-            wgmma_wait<0>();
-            if (prev >= 0 && lane == 0) release<C>(&empty[prev]);
+        } else { /* one chunk per unit (the plan's rule for widths without room for a temporary) */
+            int kb0, kb1;
+            chunk_blocks(p, c0, kb0, kb1);
+            mma_blocks<C>(acc, ring, a_off, full, empty, stage, phase, lane, (kb1 - kb0) * vf);
         }
 
+        /* wgmma D fragment: n8 block j, row lane/4 (+8), columns 2*(lane%4) + {0, 1} */
+        const int64_t row0 = (int64_t)tm * BM + cw * 64 + warp * 16 + lane / 4;
+        const int64_t col0 = (int64_t)tn * C::BN + 2 * (lane % 4);
+        if (p.split) {
+            store_chunk<C>(p, acc, c0, row0, col0);
+            continue;
+        }
         /* a row (transposed: column) end that is not a multiple of 16 bytes: the last tile column
          * (row) takes the direct path, since TMA stores whole 16-byte pieces */
         const bool edge = p.c_trans ? (int64_t)(tm + 1) * BM >= p.m : tn + 1 >= p.tiles_n;
-        if (p.c_tma && (p.c_tma_last || !edge)) {
+        if (C::TMA_EPI && p.c_tma && (p.c_tma_last || !edge)) {
             const int32_t r0 = tm * BM + cw * 64, c0 = tn * C::BN;
             uint8_t *buf = epi + cw * EPI_BYTES;
             if (p.c_trans)
@@ -562,9 +647,6 @@ __device__ __forceinline__ void consume(const params &p, uint8_t *smem, uint64_t
                 store_tile<C, false>(p, map_c, acc, buf, cw, warp, lane, r0, c0, alpha);
             continue;
         }
-        /* wgmma D fragment: n8 block j, row lane/4 (+8), columns 2*(lane%4) + {0, 1} */
-        const int64_t row0 = (int64_t)tm * BM + cw * 64 + warp * 16 + lane / 4;
-        const int64_t col0 = (int64_t)tn * C::BN + 2 * (lane % 4);
 #pragma unroll
         for (int j = 0; j < C::BN / 8; ++j) {
             store_pair(p, row0, col0 + 8 * j, acc[4 * j], acc[4 * j + 1], alpha, p.beta);
@@ -575,6 +657,33 @@ __device__ __forceinline__ void consume(const params &p, uint8_t *smem, uint64_t
     if (p.c_tma && threadIdx.x % 128 == 0) bulk_wait<0>();
 }
 #endif /* GK_SM90A */
+
+/* The split plan's second pass (sm90_plan.h): the chunk sums of each element added in chunk order,
+ * the first one copied, exactly as a whole tile adds them in registers, then store_pair's
+ * epilogue, so both plans give the same bits. One thread per pair of columns; consecutive threads
+ * take consecutive lines of C in memory (rows, or columns when C is stored transposed). */
+__global__ void __launch_bounds__(256) reduce_chunks(const params p) {
+#ifdef GK_SM90A
+    const int64_t pairs = (p.n + 1) / 2;
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= p.m * pairs) return;
+    int64_t row, col;
+    if (p.c_trans)
+        col = 2 * (i / p.m), row = i - (i / p.m) * p.m;
+    else
+        row = i / pairs, col = 2 * (i - row * pairs);
+    const float *w = p.ws + row * p.ws_ld + col;
+    float2 v = *(const float2 *)w;
+    for (int c = 1; c < p.chunks; ++c) {
+        const float2 x = *(const float2 *)(w + (int64_t)c * p.m * p.ws_ld);
+        v.x += x.x, v.y += x.y;
+    }
+    float alpha = p.alpha;
+    if (p.scale_a) alpha *= *p.scale_a;
+    if (p.scale_b) alpha *= *p.scale_b;
+    store_pair(p, row, col, v.x, v.y, alpha, p.beta);
+#endif
+}
 
 template <class C>
 __global__ void __launch_bounds__(THREADS, 1)
@@ -591,7 +700,6 @@ __global__ void __launch_bounds__(THREADS, 1)
     uint64_t *full = (uint64_t *)(epi + 2 * EPI_BYTES);
     uint64_t *empty = full + C::STAGES;
     const int wg = threadIdx.x / 128;
-    const int steps = p.kblocks * (p.split3 ? 3 : 1);
     /* Clusters of CM CTAs take CM vertically adjacent tiles (same B tile): each CTA loads 1/CM of
      * the B tile and multicasts it to all, so a stage may be refilled only when the consumers of
      * every CTA of the cluster have released it. p.tiles counts these groups of CM tiles. */
@@ -616,9 +724,9 @@ __global__ void __launch_bounds__(THREADS, 1)
         setmaxnreg_dec<PRODUCER_REGS>();
         if (threadIdx.x == 0)
             produce<C>(p, smem, full, empty, &map_a, &map_b, &map_a_lo, &map_b_lo, &map_sa, rank,
-                       first, stride, steps);
+                       first, stride);
     } else {
-        consume<C>(p, smem, full, empty, epi, &map_c, wg - 1, rank, first, stride, steps);
+        consume<C>(p, smem, full, empty, epi, &map_c, wg - 1, rank, first, stride);
     }
     /* no CTA may leave while another one of its cluster can still write into its shared memory */
     if constexpr (C::CM > 1) cluster_sync();

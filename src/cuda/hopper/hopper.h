@@ -62,9 +62,22 @@ struct gk_tc_problem {
     int fp8_fast_accum;                /* FP8: skip the float32 promotion every 128 of K */
     int64_t k_lo;                      /* 3xTF32: column of the low parts; 0 otherwise */
     gk_tc_scales bs_a = {}, bs_b = {}; /* block scales (kind GK_TCS_NONE: none) */
-    int tile_n = 0; /* sm_90a tile width: 0 lets the launcher choose (sm90_pick.h); a test may
-                     * force one the launcher offers for p's types and layouts (gemm_sm90.cu),
-                     * another one fails with cudaErrorNotSupported */
+    /* Which dimension holds the caller's M, the rows of its C (the batch of an inference
+     * server): p.m (0) or p.n (1). The sm_90a kernel's K chunks depend only on the other one
+     * (sm90_plan.h, batch invariance). */
+    int batch_n = 0;
+    /* The sm_90a kernel's plan (sm90_plan.h), chosen by the launcher; a test or benchmark may force
+     * parts of it. tile_n: a tile width the launcher offers for the (possibly swapped) problem's
+     * types and layouts (gemm_sm90.cu), 0 to choose; another one fails with cudaErrorNotSupported.
+     * swap: 1 runs C^T = B^T A^T, 0 does not, -1 chooses. split: 1 runs each K chunk of a tile on
+     * its own CTA (needs the workspace of gk_hopper_workspace), 0 sums a tile's chunks in place,
+     * -1 chooses. */
+    int tile_n = 0;
+    int swap = -1, split = -1;
+    /* 0 (the default, also after a memset): the K chunks follow sm90_plan.h's rule whatever the
+     * plan (batch invariance); 1: a plan of whole tiles keeps K in one chunk
+     * (GEMMKIT_BATCH_INVARIANT=0) */
+    int batch_variant = 0;
 };
 
 /* Bytes per element of a format the GEMM reads or writes (GK_F32/GK_TF32 4, GK_BF16/GK_F16 2,
@@ -93,8 +106,18 @@ static inline int gk_format_size(gk_format f) {
 int gk_hopper_supports(const gk_tc_problem &p, int sm);
 
 /* Run p (gk_hopper_supports(p, env.sm) must hold) on env.stream; env.sm_count sizes the
- * persistent grid. Needs no scratch. */
+ * persistent grid. env.scratch: NULL, or gk_hopper_workspace(p, env) bytes (256-byte aligned) that
+ * a split-K plan may use; without it the plan sums every tile's K chunks in place (the same bits,
+ * slower on problems of few tiles). */
 cudaError_t gk_hopper_gemm(const gk_tc_problem &p, const gk_launch_env &env);
+
+/* Bytes of workspace gk_hopper_gemm's plan for p uses when given it (0: none). */
+cudaError_t gk_hopper_workspace(const gk_tc_problem &p, const gk_launch_env &env, size_t *bytes);
+
+/* The plan gk_hopper_gemm runs p with when given its workspace, as text ("swap n=32 kc=16x7 split",
+ * for verbose logs and benchmarks), into buf. */
+cudaError_t gk_hopper_describe(const gk_tc_problem &p, const gk_launch_env &env, char *buf,
+                               size_t len);
 
 /* The ladder's steps 18 and 19 (src/cuda/ladder/): p, TF32 with both operands K-major, on the
  * kernel's 128 x 256 tile in clusters of one CTA (no multicast), on a grid of one CTA per tile

@@ -5,7 +5,7 @@
  * each B tile from L2 once. A stage is then refilled only when the consumers of both CTAs are done
  * with it: they arrive on the empty barriers of both (through the cluster's shared-memory window).
  * This is the production launcher itself: exactly what gk_cuda_gemm_ex runs for a TF32 product,
- * including its choice of tile width per problem (src/cuda/hopper/sm90_pick.h).
+ * including its choice of tile width per problem (src/cuda/hopper/sm90_plan.h).
  */
 #include "cuda/ladder/ladder.h"
 #include "cuda/ladder/tc_steps.h"

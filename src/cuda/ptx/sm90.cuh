@@ -27,7 +27,8 @@ __device__ __forceinline__ uint32_t smem_addr(const void *p) {
 }
 
 /* A float from shared memory at a 32-bit shared address. Volatile: it stays where it is written
- * relative to the wgmma fences and waits, so a load placed before a stage's wgmmas overlaps them. */
+ * relative to the wgmma fences and waits, so a load placed before a stage's wgmmas overlaps them.
+ */
 __device__ __forceinline__ float lds_f32(uint32_t addr) {
     float v;
     asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(addr));
@@ -188,6 +189,20 @@ __device__ __forceinline__ uint64_t desc_sw128(uint32_t saddr, uint32_t lbo, uin
            (uint64_t)((sbo & 0x3FFFF) >> 4) << 32 | (uint64_t)1 << 62;
 }
 
+#define GK_WGMMA_REGS_16 "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}"
+#define GK_WGMMA_OUTS_16(d)                                                                        \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),            \
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
+        "+f"(d[14]), "+f"(d[15])
+#define GK_WGMMA_REGS_32                                                                           \
+    "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, "  \
+    "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
+#define GK_WGMMA_OUTS_32(d)                                                                        \
+    "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),            \
+        "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]),    \
+        "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), \
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), \
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
 #define GK_WGMMA_REGS_64                                                                           \
     "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, "  \
     "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "   \
@@ -291,7 +306,10 @@ __device__ __forceinline__ uint64_t desc_sw128(uint32_t saddr, uint32_t lbo, uin
     GK_WGMMA_KMAJOR(wgmma_e5m2_e4m3_n##N, N, NACC, 32, "e5m2", "e4m3", O0, O1, O2)
 
 #ifdef GK_SM90A
-/* the tile widths of the sm_90a kernel (gemm_sm90.cuh) */
+/* the tile widths of the sm_90a kernel (gemm_sm90.cuh): 32 and 64 for narrow problems (a few
+ * tokens as the kernel's N), 128 to 256 for the rest */
+GK_WGMMA_WIDTH(32, 16, 16, 17, 18, 19, 20)
+GK_WGMMA_WIDTH(64, 32, 32, 33, 34, 35, 36)
 GK_WGMMA_WIDTH(128, 64, 64, 65, 66, 67, 68)
 GK_WGMMA_WIDTH(192, 96, 96, 97, 98, 99, 100)
 GK_WGMMA_WIDTH(256, 128, 128, 129, 130, 131, 132)

@@ -1,13 +1,15 @@
 /*
- * test_sm90_pick.c — the tile width of the sm_90a kernel (src/cuda/hopper/sm90_pick.h), checked on
- * the host: the choices for square problems on an H100 (132 SMs, 66 resident clusters of two CTAs)
- * for each list of widths the launcher offers (gemm_sm90.cu), the estimate behind them, and the
- * rule that a narrower tile must save more than 1/8 of the estimate. Needs no GPU.
+ * test_sm90_plan.c — the plan of the sm_90a kernel (src/cuda/hopper/sm90_plan.h), checked on the
+ * host: the swap and narrow-width rules, the K chunks (from the non-batch dimension and K) and the
+ * split-K rule, then the tile width: the choices for square problems on an H100 (132 SMs, 66
+ * resident clusters of two CTAs) for each list of widths the launcher offers (gemm_sm90.cu), the
+ * estimate behind them, and the rule that a narrower tile must save more than 1/8 of the estimate.
+ * Needs no GPU.
  */
 #include <stdio.h>
 
 #include "check.h"
-#include "cuda/hopper/sm90_pick.h"
+#include "cuda/hopper/sm90_plan.h"
 
 /* The launcher's lists (gemm_sm90.cu), widest first. */
 static const int wide3[] = {256, 192, 128}; /* 16-bit with A K-major, TF32, promoted FP8 */
@@ -93,7 +95,46 @@ static void other_shapes(void) {
     T_CHECK(gk_sm90_pick_bn(3072, 3072, CM, 57, wide3, 3) == 256, "3072 on 57 clusters");
 }
 
+/* Swap and narrow widths: few rows go to the wgmma's N side, as 32 or 64 columns. */
+static void swap_narrow(void) {
+    T_CHECK(gk_sm90_swap(1, 4096) && gk_sm90_swap(64, 2112) && gk_sm90_swap(128, 129),
+            "few rows, more columns: swap");
+    T_CHECK(!gk_sm90_swap(129, 4096) && !gk_sm90_swap(64, 64) && !gk_sm90_swap(100, 50),
+            "more rows than the limit, or not fewer rows than columns: keep");
+    T_CHECK(gk_sm90_narrow_bn(1) == 32 && gk_sm90_narrow_bn(32) == 32, "up to 32 columns: 32");
+    T_CHECK(gk_sm90_narrow_bn(33) == 64 && gk_sm90_narrow_bn(64) == 64, "33-64 columns: 64");
+    T_CHECK(gk_sm90_narrow_bn(65) == 0, "more than 64 columns: a wide tile");
+}
+
+/* K chunks: from the non-batch dimension and K only; about one round at M = 1. */
+static void chunks(void) {
+    /* 4096 columns: 16 tile pairs, 66 / 16 = 4 chunks of 64 K blocks (K = 4096 in BF16) */
+    T_CHECK(gk_sm90_chunk_blocks(4096, 64, CM, SLOTS) == 16, "4096 x 4096: 4 chunks of 16");
+    /* 2112 columns: 9 pairs -> 7 chunks of 112 blocks -> 16 each */
+    T_CHECK(gk_sm90_chunk_blocks(2112, 112, CM, SLOTS) == 16, "2112 x 7168: chunks of 16");
+    /* at least GK_SM90_MIN_CHUNK_BLOCKS per chunk: 20 blocks make 2 chunks of 10 at most */
+    T_CHECK(gk_sm90_chunk_blocks(256, 20, CM, SLOTS) == 10, "short K: chunks of 10");
+    T_CHECK(gk_sm90_chunk_blocks(256, 15, CM, SLOTS) == 15, "K under two chunks: one");
+    /* at most GK_SM90_MAX_CHUNKS */
+    T_CHECK(gk_sm90_chunk_blocks(1, 1600, CM, SLOTS) == 100, "one tile: 16 chunks");
+    /* enough tiles to fill the GPU at M = 1: K whole */
+    T_CHECK(gk_sm90_chunk_blocks(28672, 64, CM, SLOTS) == 64, "28672 columns: one chunk");
+    T_CHECK(gk_sm90_chunk_blocks(16384, 256, CM, SLOTS) == 256, "16384 columns: one chunk");
+}
+
+/* Split-K only when whole tiles leave more than half of the clusters idle and it saves rounds. */
+static void split(void) {
+    T_CHECK(gk_sm90_split(9, 7, SLOTS), "9 tiles, 7 chunks: split (1 round against 7)");
+    T_CHECK(!gk_sm90_split(9, 1, SLOTS), "one chunk: nothing to split");
+    T_CHECK(!gk_sm90_split(34, 2, SLOTS), "34 tiles: more than half of 66");
+    T_CHECK(gk_sm90_split(33, 2, SLOTS), "33 tiles of 2 chunks: 1 round against 2");
+    T_CHECK(!gk_sm90_split(5, 4, 8), "5 tiles on 8 clusters: more than half busy");
+}
+
 int main(void) {
+    T_RUN(swap_narrow);
+    T_RUN(chunks);
+    T_RUN(split);
     T_RUN(squares_h100);
     T_RUN(estimate);
     T_RUN(margin);
