@@ -75,5 +75,16 @@ $(BATCH_PROBE): bench/probe/batch_probe.cu $(BATCH_PROBE_DEPS) $(CU_STAMP)
 	$(NVCC) -Iinclude -Isrc $(NVCCFLAGS) $< -o $@ -L$(CUDA_HOME)/lib64 -lcublas
 endif
 
+# gk-tc-plans (bench/probe/tc_plans.cu): every plan of the sm_90a tensor-core kernel forced on
+# BF16 shapes of models, against the launcher's choice and cuBLAS (docs/cuda.md, "Shapes: swap,
+# narrow tiles, K chunks"; bench/results/h200/tc_plans.txt). Linked with the static library, whose
+# internal launcher (src/cuda/hopper/hopper.h) it calls.
+ifeq ($(HAVE_CUDA),1)
+TC_PLANS := $(BUILD)/bin/gk-tc-plans
+$(TC_PLANS): bench/probe/tc_plans.cu src/cuda/hopper/hopper.h $(STLIB) $(CU_STAMP)
+	@mkdir -p $(@D)
+	$(NVCC) -Iinclude -Isrc $(NVCCFLAGS) $< -o $@ $(STLIB) -L$(CUDA_HOME)/lib64 -lcublas -ldl
+endif
+
 .PHONY: probes
-probes: $(PROBE) $(CALL_AB) $(BATCH_BENCH) $(FORMATS_BENCH) $(BATCH_PROBE)
+probes: $(PROBE) $(CALL_AB) $(BATCH_BENCH) $(FORMATS_BENCH) $(BATCH_PROBE) $(TC_PLANS)

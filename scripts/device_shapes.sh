@@ -5,8 +5,10 @@
 # `gemmkit bench --dtype D --shapes llm` (row-major C = A W^T, cuBLASLt in the same process) for
 # each dtype in GK_SHAPES_DTYPES and a device-to-device copy for the bandwidth yardstick.
 #
-#   scripts/device_shapes.sh [PART ...]   PART: build tests sanitizer bench (default: all but
-#                                         sanitizer)
+#   scripts/device_shapes.sh [PART ...]   PART: build tests sanitizer bench plans (default:
+#                                         build tests bench)
+#
+# plans: bench/probe/tc_plans.cu (gk-tc-plans), every plan of the kernel forced on BF16 shapes.
 #
 # Environment: GK_SHAPES_DTYPES (default bf16,e4m3; D:noinv runs D with GEMMKIT_BATCH_INVARIANT=0), GK_SHAPES_REPS (default 10),
 # GK_SHAPES_ARGS (more `gemmkit bench` options, e.g. "--shapes FILE"), OUT (results; default
@@ -32,7 +34,10 @@ TESTS=(build/tests/cuda/test_hopper_kernel build/tests/cuda/test_tc_invariance
     build/tests/cuda/test_gemm_ex build/tests/cuda/test_sm90_plan)
 if want build; then
     t0=$(date +%s)
-    make -j"$(nproc)" CUDA_ARCH="$ARCH" build/bin/gemmkit "${TESTS[@]}" >"$OUT/build.log" 2>&1
+    extra=()
+    want plans && extra=(build/bin/gk-tc-plans)
+    make -j"$(nproc)" CUDA_ARCH="$ARCH" build/bin/gemmkit "${TESTS[@]}" "${extra[@]}" \
+        >"$OUT/build.log" 2>&1
     note "build: status $? in $(($(date +%s) - t0)) s"
 fi
 if want tests; then
@@ -80,6 +85,10 @@ EOF
             --copy-bw "$OUT/copy_bw.txt" >"$OUT/shapes_${tag}_summary.txt" &&
             head -n 9 "$OUT/shapes_${tag}_summary.txt"
     done
+fi
+if want plans && [ -x build/bin/gk-tc-plans ]; then
+    timeout 300 build/bin/gk-tc-plans 15 >"$OUT/tc_plans.txt" 2>&1
+    note "gk-tc-plans: status $?"
 fi
 printf '%s\n' "${SUMMARY[@]}" >"$OUT/summary.txt"
 # everything in one file: the device tool brings back few files

@@ -93,6 +93,14 @@ static void other_shapes(void) {
     T_CHECK(gk_sm90_pick_bn(2048, 2048, CM, 64, wide3, 3) == 256, "2048 on 64 clusters");
     /* 3072 on 57 pairs (114 SMs, H100 PCIe): 144 tiles -> 3 rounds; 192: 192 tiles -> 4 */
     T_CHECK(gk_sm90_pick_bn(3072, 3072, CM, 57, wide3, 3) == 256, "3072 on 57 clusters");
+    /* with 64 offered (A K-major families): 1024^2 fills 64 clusters with it; 2048^2 ties */
+    const int wide4[] = {256, 192, 128, 64};
+    T_CHECK(pick(1024, 1024, wide4, 4) == 64, "1024 with 64 offered");
+    T_CHECK(pick(2048, 2048, wide4, 4) == 256, "2048 with 64 offered");
+    /* a tile summing K chunks: 128 or 64 (256 x 4096: 32 tiles of 128, 64 of 64) */
+    const int chunked[] = {128, 64};
+    T_CHECK(pick(256, 4096, chunked, 2) == 64, "256 x 4096 in chunks");
+    T_CHECK(pick(4096, 4096, chunked, 2) == 128, "4096 x 4096 in chunks");
 }
 
 /* Swap and narrow widths: few rows go to the wgmma's N side, as 32 or 64 columns. */
@@ -122,13 +130,13 @@ static void chunks(void) {
     T_CHECK(gk_sm90_chunk_blocks(16384, 256, CM, SLOTS) == 256, "16384 columns: one chunk");
 }
 
-/* Split-K only when whole tiles leave more than half of the clusters idle and it saves rounds. */
+/* Split-K only when every (tile, chunk) fits in one round. */
 static void split(void) {
-    T_CHECK(gk_sm90_split(9, 7, SLOTS), "9 tiles, 7 chunks: split (1 round against 7)");
+    T_CHECK(gk_sm90_split(9, 7, SLOTS), "9 tiles, 7 chunks: 63 units in one round");
     T_CHECK(!gk_sm90_split(9, 1, SLOTS), "one chunk: nothing to split");
-    T_CHECK(!gk_sm90_split(34, 2, SLOTS), "34 tiles: more than half of 66");
-    T_CHECK(gk_sm90_split(33, 2, SLOTS), "33 tiles of 2 chunks: 1 round against 2");
-    T_CHECK(!gk_sm90_split(5, 4, 8), "5 tiles on 8 clusters: more than half busy");
+    T_CHECK(!gk_sm90_split(34, 2, SLOTS), "34 tiles of 2 chunks: two rounds");
+    T_CHECK(gk_sm90_split(33, 2, SLOTS), "33 tiles of 2 chunks: one round");
+    T_CHECK(!gk_sm90_split(32, 4, SLOTS), "32 tiles of 4 chunks: whole tiles");
 }
 
 int main(void) {

@@ -219,11 +219,11 @@ template <int OP, bool A_MN, bool B_MN, bool PROMOTE, int SC, int... BNS> struct
         ((ok = ok || (bn == BNS && cfg<BNS>::CHUNKS)), ...);
         return ok;
     }
-    /* the widths of 128 columns and more, into out; returns how many */
+    /* the widths of 64 columns and more, into out; returns how many */
     static int wides(int *out) {
         int n = 0;
         for (int b : bns)
-            if (b >= 128) out[n++] = b;
+            if (b >= 64) out[n++] = b;
         return n;
     }
     static bool has(int bn) { return ((bn == BNS) || ...); }
@@ -316,11 +316,11 @@ cudaError_t make_plan(const gk_tc_problem &q, int slots, bool with_ws, plan *pl)
         if (narrow && Fam::has(narrow)) {
             bn = narrow;
         } else {
-            /* the wide widths; a tile that sums several chunks needs a temporary beside its
-             * accumulators, which the widest one has no room for */
+            /* 64 columns and more; a tile that sums several chunks needs a temporary beside its
+             * accumulators, which the wider ones have no room for */
             int wide[Fam::count], nw = 0;
             for (int i = 0; i < Fam::count; ++i)
-                if (Fam::bns[i] >= 128 && (!chunked || Fam::chunks_ok(Fam::bns[i])))
+                if (Fam::bns[i] >= 64 && (!chunked || Fam::chunks_ok(Fam::bns[i])))
                     wide[nw++] = Fam::bns[i];
             if (nw == 0) return cudaErrorNotSupported;
             bn = gk_sm90_pick_bn(q.m, q.n, CM, slots, wide, nw);

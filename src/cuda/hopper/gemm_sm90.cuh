@@ -116,8 +116,11 @@ struct config {
     static constexpr int STAGES = (196608 / STAGE_BYTES) < 8 ? 196608 / STAGE_BYTES : 8;
     static constexpr int NACC = BN / 2; /* accumulator floats per thread (64 rows x BN / 128) */
     /* A tile of several K chunks sums each chunk into a temporary beside the accumulators: room
-     * for it up to 192 columns (the promoted FP8 product has its own temporary, per stage) */
-    static constexpr bool CHUNKS = !PROMOTE && BN <= 192;
+     * for it up to 128 columns. 192 (96 + 96 floats) fits too but is not offered: it measured
+     * slower than 128 at 4096^2 and faster at 512 x 5120 x 27648, which the width rule of
+     * sm90_plan.h cannot tell apart yet (bench/results/h200/README.md, "Plans tried"). The
+     * promoted FP8 product has its own temporary, per stage. */
+    static constexpr bool CHUNKS = !PROMOTE && BN <= 128;
     /* the epilogue through shared memory stores boxes of 64 columns (or 128 bytes) */
     static constexpr bool TMA_EPI = BN >= 64;
     /* promoted FP8: the tile's columns are multiplied in PARTS parts of PN columns, each into a

@@ -25,8 +25,9 @@
  * Narrower tiles fill the SMs of a small problem and cut the idle part of the last round (wave
  * quantization), but load more bytes per multiply-add and pay the per-tile prologue and epilogue
  * more often, so a narrower width replaces the current choice only when its estimate is more than
- * 1/8 lower. A problem whose N is at most 64 takes the narrow widths 32 or 64 instead (the wgmma's
- * N need not exceed the few columns there are).
+ * 1/8 lower. The widths offered are 64 to 256 (a tile that sums several K chunks: 64 and 128); a
+ * problem whose N is at most 64 takes the narrow widths 32 or 64 instead (the wgmma's N need not
+ * exceed the few columns there are).
  */
 #ifndef GK_CUDA_HOPPER_SM90_PLAN_H
 #define GK_CUDA_HOPPER_SM90_PLAN_H
@@ -90,15 +91,13 @@ static inline int64_t gk_sm90_chunk_blocks(int64_t w, int64_t kblocks, int cm, i
     return s <= 1 ? kblocks : gk_sm90_cdiv(kblocks, s);
 }
 
-/* 1 when a problem of `tiles` cluster tiles and `chunks` K chunks (chunks > 1) should run each
- * (tile, chunk) on its own CTA and add the chunks in a second pass, 0 when every tile should add
- * its chunks itself: split when whole tiles would leave more than half of the clusters idle and
- * splitting takes at most 3/4 of the rounds, counting a chunk as a round's unit of time. */
+/* 1 when a problem of `tiles` cluster tiles and `chunks` K chunks should run each (tile, chunk)
+ * on its own CTA and add the chunks in a second pass, 0 when every tile should add its chunks
+ * itself: split when all the (tile, chunk) units fit in one round of the resident clusters. With
+ * more units, whole tiles measured faster: the second pass, the partial sums' traffic and a second
+ * round cost more than the idle clusters (bench/results/h200/tc_plans.txt). */
 static inline int gk_sm90_split(int64_t tiles, int64_t chunks, int slots) {
-    const int64_t s = slots < 1 ? 1 : slots;
-    if (chunks <= 1 || 2 * tiles > s) return 0;
-    const int64_t whole = gk_sm90_cdiv(tiles, s) * chunks, split = gk_sm90_cdiv(tiles * chunks, s);
-    return 4 * split <= 3 * whole;
+    return chunks > 1 && tiles * chunks <= (slots < 1 ? 1 : slots);
 }
 
 #endif
