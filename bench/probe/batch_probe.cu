@@ -10,8 +10,8 @@
  * Shapes: the issue's five, 128 x 96^3 (just past the small kernel), 2048 x 16^3, and 8 x 1024^3
  * (one wave of 128x256 tiles). Each shape is `batch` column-major NN
  * items stored back to back, alpha 1, beta 0 (as `gemmkit batched`), mapped onto the kernel
- * contract as src/cuda/core/batched.cu does (C^T = B^T A^T). Variants: "auto" (gk_gemm_batched:
- * what the library runs), "small" (the small-item kernel, when the items fit), "cfgN" (tiled grid
+ * contract as src/cuda/api/sgemm_batched.cu does (C^T = B^T A^T). Variants: "auto"
+ * (gk_gemm_batched: what the library runs), "small" (the small-item kernel, when the items fit), "cfgN" (tiled grid
  * with configs.h row N forced; N = 0..7), "cublas". Each variant: one checked run (max |C -
  * C_cublas| / max |C_cublas|), then `reps` timed calls with L2 flushed before each (2x L2 memset,
  * outside the events), median and min reported.
@@ -92,7 +92,8 @@ int main(int argc, char **argv) {
             return 1;
         }
         fill<<<1024, 256>>>(a, s.batch * sa, 1), fill<<<1024, 256>>>(b, s.batch * sb, 2);
-        /* the kernel contract of src/cuda/core/batched.cu: C^T (n x m) = B^T (n x k) A^T (k x m) */
+        /* the kernel contract of src/cuda/api/sgemm_batched.cu:
+         * C^T (n x m) = B^T (n x k) A^T (k x m) */
         gk_rm_problem p;
         p.m = s.n, p.n = s.m, p.k = s.k, p.alpha = 1.0f, p.beta = 0.0f;
         p.a = b, p.lda = s.k, p.b = a, p.ldb = s.m, p.c = c, p.ldc = s.m;

@@ -1,7 +1,7 @@
 /*
  * gemm_scaled_check.c — the argument checks of the block-scaled GEMM that do not depend on where
  * the data live (gemm_scaled.h), shared by the CPU entry point (src/cpu/frame/gemm_scaled.c) and
- * the GPU one (src/cuda/core/gemm_scaled.cu), so both give the same status and message for the
+ * the GPU one (src/cuda/api/gemm_scaled.cu), so both give the same status and message for the
  * same mistake. They are checks of operand formats and scale arrays, so they live beside the
  * format registry; the file depends on nothing but the status module, so the emulated CUDA tests
  * compile it alone.

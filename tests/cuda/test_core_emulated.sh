@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test_core_emulated.sh — runs the CUDA backend core (src/cuda/core: context, dispatcher, transpose
-# and scale kernels, default-kernel choice) and the GPU test program test_cuda_sgemm.cu on the CPU,
+# and scale kernels, default-kernel choice) with the entry points and engines built on it
+# (src/cuda/api, src/cuda/multi) and the GPU test program test_cuda_sgemm.cu on the CPU,
 # through the host emulation of the CUDA runtime (tests/cuda/emu, built on tests/ladder/emu), under
 # ASan and UBSan. CI has no GPU: this is what checks there the layout/transposition mapping, the
 # workspace, beta == 0 with NaN C, guard zones and argument errors of the CUDA path. Two real ladder
@@ -25,8 +26,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # kernel<<<grid, block, smem, stream>>>(args); -> gk_emu_launch(kernel, grid, block, smem, stream, args);
-for f in src/cuda/core/*.cu src/cuda/mixed/repack.cu src/cuda/mixed/simt.cu \
-    src/cuda/gemm/batched_small.cu \
+for f in src/cuda/core/*.cu src/cuda/api/*.cu src/cuda/multi/*.cu \
+    src/cuda/mixed/repack.cu src/cuda/mixed/simt.cu src/cuda/gemm/batched_small.cu \
     src/cuda/ladder/01_naive.cu src/cuda/ladder/03_smem_tiling.cu "tests/cuda/$prog.cu"; do
     perl -0pe 's/([A-Za-z_0-9]+(?:<[^<>]*>)?)<<<(.*?)>>>\(([^;]*)\);/gk_emu_launch($1, $2, $3);/g' \
         "$f" >"$work/$(basename "$f" .cu).cpp"
@@ -35,9 +36,9 @@ done
 san=(-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=undefined)
 ok=1
 # src/formats/gemm_scaled_check.c: the block-scaled GEMM's argument checks (gemm_scaled.cu's);
-# src/core/batched_args.c: the batched calls' (batched.cu's); src/core/parallel.c: the threads the
-# out-of-core engine packs pageable memory on (ooc.cu); src/core/tune_cache.c: the tune cache every
-# context reads (tune.cu)
+# src/core/batched_args.c: the batched calls' (sgemm_batched.cu's); src/core/parallel.c: the
+# threads the out-of-core engine packs pageable memory on (ooc.cu); src/core/tune_cache.c: the
+# tune cache every context reads (tune.cu)
 for c in src/core/args.c src/core/batched_args.c src/core/parallel.c src/core/status.c \
     src/core/tune_cache.c \
     src/formats/gemm_scaled_check.c tests/common/ref.c \

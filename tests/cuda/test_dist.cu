@@ -1,5 +1,5 @@
 /*
- * test_dist.cu — tests of the distributed SGEMM over NCCL (gk_cuda_dist_*; src/cuda/core/dist.cu,
+ * test_dist.cu — tests of the distributed SGEMM over NCCL (gk_cuda_dist_*; src/cuda/multi/dist.cu,
  * nccl.cu; docs/cuda.md "Distributed SGEMM over NCCL").
  *
  * Without a GPU: NCCL missing (GEMMKIT_NCCL_LIB naming a file that does not exist) is
@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "check.h"
-#include "cuda/core/dist.h"
+#include "cuda/multi/dist.h"
 #include "gemmkit.h"
 extern "C" {
 #include "ref.h"

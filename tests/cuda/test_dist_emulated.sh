@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test_dist_emulated.sh — tests/cuda/test_dist.cu (the distributed SGEMM, src/cuda/core/dist.cu)
+# test_dist_emulated.sh — tests/cuda/test_dist.cu (the distributed SGEMM, src/cuda/multi/dist.cu)
 # on the CPU through the host emulation of test_core_emulated.sh, under ASan and UBSan: the
 # argument checks, the host plan, and on the emulated device the 1 x 1 grid of
 # gk_cuda_dist_create_all, whole (bitwise against gk_cuda_sgemm), in narrow panels (the panel

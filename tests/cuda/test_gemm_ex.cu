@@ -1,7 +1,7 @@
 /*
  * test_gemm_ex.cu — GPU tests of the mixed-precision entry point gk_cuda_gemm_ex and of
  * gk_cuda_sgemm in the GK_FP32_3XTF32 mode, through the public API, on every path the dispatcher
- * has (src/cuda/core/gemm_ex.cu): each runs on a context created with GEMMKIT_CUDA_TC_PATH set to
+ * has (src/cuda/api/gemm_ex.cu): each runs on a context created with GEMMKIT_CUDA_TC_PATH set to
  * it (auto, hopper, repack, mma, simt; a path the device cannot take is reported as a skip).
  *
  * Every supported type combination (TF32, BF16, FP16, the three FP8 pairs, float32 in both FP32

@@ -1,6 +1,6 @@
 /*
  * test_gemm_scaled.cu — GPU tests of the block-scaled GEMM gk_cuda_gemm_scaled through the public
- * API, on every path of its dispatcher (src/cuda/core/gemm_scaled.cu): each runs on a context
+ * API, on every path of its dispatcher (src/cuda/api/gemm_scaled.cu): each runs on a context
  * created with GEMMKIT_CUDA_TC_PATH set to it (auto, hopper, repack, mma, simt; a path the device
  * cannot take is reported as a skip, and so is a pair the sm_90a block-scaled kernel does not take
  * when that path is forced: the E5M2 ones).

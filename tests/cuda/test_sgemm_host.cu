@@ -1,6 +1,6 @@
 /*
  * test_sgemm_host.cu — tests of the out-of-core GEMM (gk_cuda_sgemm_host, gk_cuda_gemm_ex_host and
- * their _multi twins; src/cuda/core/ooc.cu) through the public API, with host operands larger than
+ * their _multi twins; src/cuda/multi/ooc.cu) through the public API, with host operands larger than
  * a deliberately small device memory budget (GEMMKIT_CUDA_MEM_LIMIT), so that C is tiled and, with
  * a smaller budget, K is chunked.
  *

@@ -6,8 +6,8 @@
  * The transpose stages 32x32 tiles in shared memory so both the read of the source rows and the
  * write of the destination rows are coalesced; the tile row is padded by one float so the
  * column-wise reads of the tile hit 32 different banks. Both kernels also take a batch of items
- * (the batched calls, batched.cu), one per grid z. Grids are capped at the hardware limits and the
- * kernels stride over tiles and items, so any 64-bit shape is covered.
+ * (the batched calls, src/cuda/api/sgemm_batched.cu), one per grid z. Grids are capped at the
+ * hardware limits and the kernels stride over tiles and items, so any 64-bit shape is covered.
  */
 #include "cuda/core/core.h"
 #include "cuda/gemm/batched.h"

@@ -1,7 +1,8 @@
 /*
  * batched.h — the batched production launcher (batched.cu): a batch of problems of one shape in
- * one grid, for gk_cuda_sgemm_strided_batched / gk_cuda_sgemm_batched (src/cuda/core/batched.cu,
- * which maps each item onto the kernel contract of kernel.cuh as dispatch.cu does one call).
+ * one grid, for gk_cuda_sgemm_strided_batched / gk_cuda_sgemm_batched
+ * (src/cuda/api/sgemm_batched.cu, which maps each item onto the kernel contract of kernel.cuh as
+ * dispatch.cu does one call).
  */
 #ifndef GK_CUDA_GEMM_BATCHED_H
 #define GK_CUDA_GEMM_BATCHED_H

@@ -1,9 +1,9 @@
 /*
  * mixed.h — the portable pieces of the mixed-precision GEMM (gk_cuda_gemm_ex, dispatched in
- * src/cuda/core/gemm_ex.cu), beside the sm_90a kernel of src/cuda/hopper/: the repack kernel that
+ * src/cuda/api/gemm_ex.cu), beside the sm_90a kernel of src/cuda/hopper/: the repack kernel that
  * copies an operand into the K-major, padded form a tensor-core kernel reads (converting FP8 to
  * BF16, or splitting float32 into TF32 high and low parts, on the way; for the block-scaled GEMM,
- * src/cuda/core/gemm_scaled.cu, also decoding codes times their block scales), the transpose of
+ * src/cuda/api/gemm_scaled.cu, also decoding codes times their block scales), the transpose of
  * per-row block scales, the scaling of C for calls without a product, the portable tensor-core
  * kernel (mma.sync, sm_80+) and the SIMT kernel that takes everything. The kernels take the problem
  * of hopper.h; docs/cuda.md, "Mixed precision", says which runs when.

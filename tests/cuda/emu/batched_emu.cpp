@@ -3,10 +3,10 @@
  * that the small-item kernel takes run through it as on the GPU (src/cuda/gemm/batched_small.cu is
  * plain CUDA, emulated for real); other items one by one through ladder step 03, their pointers
  * taken from the strides or read from the pointer arrays, which in the emulation are host memory.
- * So the emulated run checks the batched dispatcher (src/cuda/core/batched.cu: argument checks,
- * item pointers, batched transposes into the workspace, scale-only batches) and the small-item
- * kernel's indexing; the tiled batched grid needs the GPU (tests/cuda/test_cuda_batched.cu).
- * Replaces batched.cu in that build only.
+ * So the emulated run checks the batched dispatcher (src/cuda/api/sgemm_batched.cu: argument
+ * checks, item pointers, batched transposes into the workspace, scale-only batches) and the
+ * small-item kernel's indexing; the tiled batched grid needs the GPU
+ * (tests/cuda/test_cuda_batched.cu). Replaces src/cuda/gemm/batched.cu in that build only.
  */
 #include "cuda/gemm/batched.h"
 #include "cuda/gemm/batched_small.h"

@@ -328,7 +328,7 @@ inline const char *cudaGetErrorName(cudaError_t e) {
                                         : "cudaSuccess";
 }
 
-/* For the out-of-core engine (src/cuda/core/ooc.cu): strided copies, events, page-locked
+/* For the out-of-core engine (src/cuda/multi/ooc.cu): strided copies, events, page-locked
  * allocation and the free-memory query. Copies are synchronous and events are always complete.
  * gk_emu_copy_fail_after > 0 makes the copy that many calls later (counting from 1) fail with
  * cudaErrorInvalidValue, as an injected failed transfer. */

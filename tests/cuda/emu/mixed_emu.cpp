@@ -3,7 +3,7 @@
  * (test_core_emulated.sh), which cannot run their inline PTX on the CPU: the sm_90a kernel
  * (src/cuda/hopper/) and the mma.sync kernel (src/cuda/mixed/mma.cu) are replaced by one float64
  * loop over the contract of src/cuda/hopper/hopper.h (block scales included), with each kernel's
- * acceptance rules checked first. So the dispatchers (src/cuda/core/gemm_ex.cu, gemm_scaled.cu)
+ * acceptance rules checked first. So the dispatchers (src/cuda/api/gemm_ex.cu, gemm_scaled.cu)
  * run every path on the CPU: their mapping of layouts and transpositions, the repack, conversion,
  * split and scale-transpose kernels (real, emulated), the workspace, the SIMT kernel; what the
  * emulation cannot check is the tensor-core kernels themselves (the GPU run does). Also

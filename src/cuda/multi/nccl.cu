@@ -13,7 +13,7 @@
 
 #include <atomic>
 
-#include "cuda/core/nccl.h"
+#include "cuda/multi/nccl.h"
 
 namespace {
 

@@ -20,8 +20,8 @@
 #include <string.h>
 
 #include "cuda/core/core.h"
-#include "cuda/core/dist.h"
-#include "cuda/core/nccl.h"
+#include "cuda/multi/dist.h"
+#include "cuda/multi/nccl.h"
 
 struct gk_cuda_dist {
     const gk_nccl *nccl;

@@ -1,5 +1,5 @@
 /*
- * batched.cu (core) — gk_cuda_sgemm_strided_batched and gk_cuda_sgemm_batched: a whole batch of
+ * sgemm_batched.cu — gk_cuda_sgemm_strided_batched and gk_cuda_sgemm_batched: a whole batch of
  * SGEMMs in one grid, so a batch of small products fills the GPU where one product alone would
  * not. This file checks the call and maps it onto the kernel contract; the GEMM grid is
  * src/cuda/gemm/batched.cu's.
