@@ -787,6 +787,63 @@ def tc_readme_rows(title, tc):
     return rows
 
 
+class Shapes:
+    """A `gemmkit bench --dtype D --shapes llm` CSV (committed as shapes_*.csv): gemmkit and
+    cuBLASLt per cell of the model grid, summarised per M class (bench/shapes_summary.py prints the
+    same classes with the bandwidth at small M)."""
+
+    CLASSES = [("M = 1", 1, 1), ("16-64", 16, 64), ("128-256", 128, 256), ("512-1024", 512, 1024),
+               ("2048-16384", 2048, 16384)]
+
+    def __init__(self, path):
+        self.path = path
+        self.name = os.path.basename(path)[len("shapes_"):-len(".csv")]
+        self.cells = []  # (m, n, k, ratio), squares apart
+        self.squares = []
+        for r in read_csv(path):
+            ratio = Tc.ratio(r)
+            if ratio is None:
+                continue
+            m, n, k = int(r["m"]), int(r["n"]), int(r["k"])
+            (self.squares if m == n == k else self.cells).append((m, n, k, ratio))
+
+    def classes(self):
+        """[(label, median, (lowest, shape))] per M class with cells."""
+        out = []
+        for label, lo, hi in self.CLASSES:
+            cs = [c for c in self.cells if lo <= c[0] <= hi]
+            if cs:
+                low = min(cs, key=lambda c: c[3])
+                out.append((label, statistics.median(c[3] for c in cs),
+                            (low[3], shape_label(*low[:3]))))
+        return out
+
+
+def shapes_section(sh):
+    out = ["#### Model shapes (%s) against cuBLASLt: `%s`" % (sh.name, rel(sh.path)), "",
+           "C = A W^T, M rows against the (N, K) of linear layers (docs/benchmarks.md, \"Shapes of "
+           "models\"); gemmkit over cuBLASLt per M class:", ""]
+    rows = [[label, "%d" % len([c for c in sh.cells if lo <= c[0] <= hi]), r2(med), r2(low[0]),
+             low[1]] for (label, med, low), (_, lo, hi) in zip(sh.classes(), Shapes.CLASSES)]
+    out += md_table(["M", "cells", "median", "lowest", "lowest at"], rows, right=(1, 2, 3))
+    if sh.squares:
+        first = {}
+        for m, _, _, x in sh.squares:  # 4096^3 is a cell of the grid and a square: the first
+            first.setdefault(m, x)
+        out += ["", "Squares: " + ", ".join("%d: %s" % (m, r2(x)) for m, x in sorted(first.items()))]
+    out.append("")
+    return out
+
+
+def shapes_readme_row(title, sh):
+    cls = sh.classes()
+    allr = [c[3] for c in sh.cells]
+    return [title, "%s vs cuBLASLt, model shapes M = 1-16384" % sh.name,
+            "median %s; per M class %s" % (r2(statistics.median(allr)) if allr else "-",
+                                          " / ".join(r2(med) for _, med, _ in cls)),
+            link(sh.path)]
+
+
 # ---------------------------------------------------------------- assembling
 
 
@@ -817,6 +874,11 @@ def generate(reg):
                 t = Tc(os.path.join(folder, f))
                 bench += tc_section(t)
                 readme += tc_readme_rows(title, t)
+        for f in files:
+            if re.match(r"shapes_.*\.csv$", f):
+                sh = Shapes(os.path.join(folder, f))
+                bench += shapes_section(sh)
+                readme.append(shapes_readme_row(title, sh))
         for f in files:
             m = re.match(r"(calls|gemv)_vs_.*\.txt$", f)
             if m:
