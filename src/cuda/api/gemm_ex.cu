@@ -5,9 +5,9 @@
  * path and the workspace copies a path needs (docs/cuda.md, "Mixed precision" and "FP32 accuracy
  * modes").
  *
- * After the checks the call is column-major, C (m x n) = alpha op(A) op(B) + beta C (internal.h).
- * Column-major C is row-major C^T (n x m, same ldc) = op(B)^T op(A)^T, so the kernel's problem has
- * M = n, N = m, its A = op(B)^T and its B = op(A)^T, read in place:
+ * After the checks the call is column-major and is swapped onto a row-major problem as the
+ * dispatcher's opening comment explains (src/cuda/core/dispatch.cu): M = n, N = m, A = op(B)^T,
+ * B = op(A)^T. Here the operands are read in place, each in its major order:
  *   kernel A(i, kk) = op(B)(kk, i): B stored non-transposed, b[kk + i * ldb], is K-major;
  *                                   transposed, b[i + kk * ldb], MN-major;
  *   kernel B(kk, j) = op(A)(j, kk): A stored transposed, a[kk + j * lda], is K-major;
@@ -25,7 +25,8 @@
  *           split in registers;
  *   simt    float32 FMAs on any type and major order in place (src/cuda/mixed/simt.cu).
  * Float32 operands outside the 3xTF32 mode never use tensor cores: they take the SGEMM production
- * kernel when C is float32 and no scale is given (dispatch.cu), else the SIMT kernel.
+ * kernel when C is float32 and no scale is given (the float32 router, gk_cuda_fp32_route, with
+ * tensor cores closed; then dispatch.cu), else the SIMT kernel.
  *
  * Like gk_cuda_sgemm, everything is queued on the context's stream; copies go to the context's
  * workspace, after its first GK_SCRATCH_FLAG_BYTES (the SGEMM kernels' counters).
@@ -318,10 +319,10 @@ gk_status gk_cuda_gemm_ex_run(gk_cuda_ctx *ctx, const char *who, gk_layout layou
                      split};
     if (f32 && !split && ctype == GK_F32 && !o.scale_a && !o.scale_b &&
         ctx->tc_path != GK_TC_SIMT) {
-        /* plain SGEMM: the production kernel (or, on an old device, the best it runs) */
-        const int id = gk_cuda_pick_kernel(ctx->sm);
-        if (id < 0)
-            return gk_fail(GK_ERR_UNSUPPORTED, "%s: no FP32 kernel supports sm_%d", who, ctx->sm);
+        /* plain SGEMM: the production kernel (or, on an old device, the best it runs); tensor cores
+         * are closed to the router, this path having declined them */
+        int id;
+        if ((st = gk_cuda_fp32_route(ctx, who, false, &id)) != GK_SUCCESS) return st;
         st = gk_cuda_sgemm_run(ctx, id, who, layout, transa, transb, m, n, k, alpha,
                                (const float *)a, lda, (const float *)b, ldb, beta, (float *)c, ldc);
         if (st == GK_SUCCESS && ctx->verbose) {

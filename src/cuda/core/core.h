@@ -135,8 +135,28 @@ gk_status gk_cuda_workspace(gk_cuda_ctx *ctx, size_t bytes, const char *who);
  */
 int gk_cuda_pick_kernel(int sm);
 
-/* gk_cuda_sgemm's work after the context check: the argument checks, then registry kernel
- * `kernel_id` on the call (dispatch.cu); `who` names the entry point in messages. The default
+/* The float32 router (kernels.cu), the one rule for where a float32 GEMM (float32 A, B and C, no
+ * scales) runs on ctx: in the GK_FP32_3XTF32 mode on tensor cores (*kernel_id =
+ * GK_FP32_TENSOR_CORES: gk_cuda_gemm_ex_run with GK_F32 operands), else on the registry kernel
+ * gk_cuda_pick_kernel names (*kernel_id, for gk_cuda_sgemm_run), else GK_ERR_UNSUPPORTED ("no FP32
+ * kernel supports sm_N"; *kernel_id then means nothing). It decides and runs nothing, so the core
+ * calls no entry point: gk_cuda_sgemm_fp32 (src/cuda/api/sgemm.cu) runs its choice for
+ * gk_cuda_sgemm and the engines of src/cuda/multi/, and gk_cuda_gemm_ex's own path asks with
+ * `tensor_cores` false, after it has declined them for the call, so that nothing comes back to it.
+ */
+enum { GK_FP32_TENSOR_CORES = -2 };
+gk_status gk_cuda_fp32_route(const gk_cuda_ctx *ctx, const char *who, bool tensor_cores,
+                             int *kernel_id);
+
+/* gk_cuda_sgemm after its context check (src/cuda/api/sgemm.cu): the float32 router's choice, run;
+ * also the float32 tiles of the out-of-core engine and the panels of the distributed one. */
+gk_status gk_cuda_sgemm_fp32(gk_cuda_ctx *ctx, const char *who, gk_layout layout, gk_trans transa,
+                             gk_trans transb, int64_t m, int64_t n, int64_t k, float alpha,
+                             const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
+                             float *c, int64_t ldc);
+
+/* An SGEMM call after the context check: the argument checks, then registry kernel `kernel_id` on
+ * the call (dispatch.cu); `who` names the entry point in messages. The default
  * kernel runs a plan (src/cuda/gemm/plan.h): `force` when not NULL (`gemmkit tune` timing its
  * candidates; one that cannot run the call is GK_ERR_INVALID_VALUE), else the tune cache's entry
  * for the shape when it can run it, else the heuristic's. */
@@ -166,8 +186,8 @@ void gk_cuda_tune_load(gk_cuda_ctx *ctx);
 /* The device as the tune cache names it (name into buf, n >= 256 bytes). */
 gk_status gk_cuda_tune_device(const gk_cuda_ctx *ctx, char *buf, size_t n, gk_tune_device *dev);
 
-/* gk_cuda_gemm_ex after the context check (gemm_ex.cu), for the entry points that share it:
- * gk_cuda_sgemm in the GK_FP32_3XTF32 mode runs through it with GK_F32 operands. */
+/* gk_cuda_gemm_ex after the context check (src/cuda/api/gemm_ex.cu), for the entry points that
+ * share it: float32 calls the router sends to tensor cores run through it with GK_F32 operands. */
 gk_status gk_cuda_gemm_ex_run(gk_cuda_ctx *ctx, const char *who, gk_layout layout, gk_trans transa,
                               gk_trans transb, int64_t m, int64_t n, int64_t k, float alpha,
                               gk_format atype, const void *a, int64_t lda, gk_format btype,

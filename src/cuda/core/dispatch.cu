@@ -1,15 +1,17 @@
 /*
- * dispatch.cu — gk_cuda_sgemm and gk_cuda_sgemm_kernel: argument checks shared with the CPU path,
- * then the mapping of any public call onto the kernel contract (src/cuda/gemm/kernel.cuh:
- * row-major, non-transposed C = alpha A B + beta C).
+ * dispatch.cu — an SGEMM call on one registry kernel (gk_cuda_sgemm_run; gk_cuda_sgemm_kernel, and
+ * gk_cuda_sgemm through the float32 router, src/cuda/api/sgemm.cu): argument checks shared with
+ * the CPU path, then the mapping of any public call onto the kernel contract
+ * (src/cuda/gemm/kernel.cuh: row-major, non-transposed C = alpha A B + beta C).
  *
- * After gk_check_gemm the problem is column-major: C (m x n, ldc) = alpha op(A) op(B) + beta C.
- * Column-major C is row-major C^T (n x m, same ldc), and C^T = op(B)^T op(A)^T, so the kernel's
- * A is op(B)^T (n x k) and its B is op(A)^T (k x m). A non-transposed column-major operand read
- * as row-major already is that transpose (no copy); a transposed one is copied into the
- * context's workspace by gk_cuda_transpose, with rows padded to 128 bytes so kernels can use
- * aligned vector loads on it. Kernels that declare scratch memory (the stream-K slots of the
- * production launcher, ladder step 15) get it from the front of the same workspace.
+ * The column-to-row-major swap, which the other entry points reuse (src/cuda/api/gemm_ex.cu points
+ * here): after gk_check_gemm the problem is column-major: C (m x n, ldc) =
+ * alpha op(A) op(B) + beta C. Column-major C is row-major C^T (n x m, same ldc), and C^T = op(B)^T
+ * op(A)^T, so the kernel's A is op(B)^T (n x k) and its B is op(A)^T (k x m). A non-transposed
+ * column-major operand read as row-major already is that transpose (no copy); a transposed one is
+ * copied into the context's workspace by gk_cuda_transpose, with rows padded to 128 bytes so
+ * kernels can use aligned vector loads on it. Kernels that declare scratch memory (the stream-K
+ * slots of the production launcher, ladder step 15) get it from the front of the same workspace.
  *
  * The default kernel (the production launcher) runs a plan (src/cuda/gemm/plan.h): kernel family,
  * tile configuration and K split, from the context's tune cache when it holds the shape
@@ -19,8 +21,9 @@
  * the device can reach, in an allocation long enough (unless the context was created with
  * GEMMKIT_CUDA_CHECKS=0).
  *
- * In the GK_FP32_3XTF32 mode (gk_cuda_set_fp32_mode) gk_cuda_sgemm is the float32 case of
- * gk_cuda_gemm_ex instead (gemm_ex.cu): tensor cores with split operands.
+ * In the GK_FP32_3XTF32 mode (gk_cuda_set_fp32_mode) the float32 router (gk_cuda_fp32_route,
+ * kernels.cu) sends gk_cuda_sgemm to the float32 case of gk_cuda_gemm_ex instead: tensor cores with
+ * split operands. This file calls no entry point.
  *
  * Everything is asynchronous on the context's stream: the call returns after queueing the work,
  * and errors raised while the kernel runs surface at the caller's next synchronisation.
@@ -182,20 +185,4 @@ gk_status gk_cuda_sgemm_kernel(gk_cuda_ctx *ctx, int kernel_id, gk_layout layout
                        count);
     return gk_cuda_sgemm_run(ctx, kernel_id, who, layout, transa, transb, m, n, k, alpha, a, lda, b,
                              ldb, beta, c, ldc);
-}
-
-gk_status gk_cuda_sgemm(gk_cuda_ctx *ctx, gk_layout layout, gk_trans transa, gk_trans transb,
-                        int64_t m, int64_t n, int64_t k, float alpha, const float *a, int64_t lda,
-                        const float *b, int64_t ldb, float beta, float *c, int64_t ldc) {
-    static const char who[] = "gk_cuda_sgemm";
-    gk_clear_error();
-    if (ctx == NULL) return gk_fail(GK_ERR_INVALID_VALUE, "%s: ctx is NULL", who);
-    if (ctx->fp32_mode == GK_FP32_3XTF32) /* tensor cores (gemm_ex.cu, "FP32 accuracy modes") */
-        return gk_cuda_gemm_ex_run(ctx, who, layout, transa, transb, m, n, k, alpha, GK_F32, a, lda,
-                                   GK_F32, b, ldb, beta, GK_F32, c, ldc, NULL);
-    const int id = gk_cuda_pick_kernel(ctx->sm);
-    if (id < 0)
-        return gk_fail(GK_ERR_UNSUPPORTED, "%s: no FP32 kernel supports sm_%d", who, ctx->sm);
-    return gk_cuda_sgemm_run(ctx, id, who, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb,
-                             beta, c, ldc);
 }

@@ -1,6 +1,7 @@
 /*
- * kernels.cu — the public view of the kernel registry (count, info) and the choice of the kernel
- * gk_cuda_sgemm runs. The default is looked up by name so reordering or inserting registry
+ * kernels.cu — the public view of the kernel registry (count, info), the choice of the kernel
+ * gk_cuda_sgemm runs, and the float32 router (gk_cuda_fp32_route), the one place that says where
+ * a float32 GEMM goes. The default is looked up by name so reordering or inserting registry
  * entries cannot silently change it; devices too old for it get the best FP32 kernel they can run.
  */
 #include <string.h>
@@ -43,6 +44,19 @@ int gk_cuda_pick_kernel(int sm) {
     const int id = gk_cuda_default_kernel();
     if (id >= 0 && e[id].min_sm <= sm) return id;
     return last_fp32(sm);
+}
+
+gk_status gk_cuda_fp32_route(const gk_cuda_ctx *ctx, const char *who, bool tensor_cores,
+                             int *kernel_id) {
+    /* the mode of gk_cuda_set_fp32_mode: docs/cuda.md, "FP32 accuracy modes" */
+    if (tensor_cores && ctx->fp32_mode == GK_FP32_3XTF32) {
+        *kernel_id = GK_FP32_TENSOR_CORES;
+        return GK_SUCCESS;
+    }
+    *kernel_id = gk_cuda_pick_kernel(ctx->sm);
+    if (*kernel_id < 0)
+        return gk_fail(GK_ERR_UNSUPPORTED, "%s: no FP32 kernel supports sm_%d", who, ctx->sm);
+    return GK_SUCCESS;
 }
 
 int gk_cuda_kernel_count(void) {

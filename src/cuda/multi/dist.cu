@@ -58,20 +58,6 @@ int64_t max1(int64_t x) {
     return x > 1 ? x : 1;
 }
 
-/* One rank's panel GEMM (or whole call) by gk_cuda_sgemm's own path, in the context's FP32 mode. */
-gk_status local_gemm(gk_cuda_ctx *ctx, gk_layout layout, gk_trans ta, gk_trans tb, int64_t m,
-                     int64_t n, int64_t k, float alpha, const float *a, int64_t lda, const float *b,
-                     int64_t ldb, float beta, float *c, int64_t ldc) {
-    if (ctx->fp32_mode == GK_FP32_3XTF32)
-        return gk_cuda_gemm_ex_run(ctx, WHO, layout, ta, tb, m, n, k, alpha, GK_F32, a, lda, GK_F32,
-                                   b, ldb, beta, GK_F32, c, ldc, NULL);
-    const int id = gk_cuda_pick_kernel(ctx->sm);
-    if (id < 0)
-        return gk_fail(GK_ERR_UNSUPPORTED, "%s: no FP32 kernel supports sm_%d", WHO, ctx->sm);
-    return gk_cuda_sgemm_run(ctx, id, WHO, layout, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c,
-                             ldc);
-}
-
 /* Make one operand's panel (rows x cols of the root's block, starting `off` elements in) present
  * on every rank of comm, on stream x: the root broadcasts it in place from its block when it is
  * contiguous there, else from a packed copy in `slot`; the others receive into `slot`. *out and
@@ -501,14 +487,15 @@ gk_status gk_cuda_dist_sgemm(gk_cuda_dist *d, gk_layout layout, gk_trans transa,
     const int one = d->grid.p == 1 && d->grid.q == 1;
     /* A 1 x 1 grid sends nothing: its blocks are the matrices, one call unless panels were asked */
     if (one && (d->panel == 0 || d->panel >= g.k || gk_gemm_is_scale_only(&g)))
-        return local_gemm(ctx, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb, beta, c,
-                          ldc);
+        return gk_cuda_sgemm_fp32(ctx, WHO, layout, transa, transb, m, n, k, alpha, a, lda, b, ldb,
+                                  beta, c, ldc);
     const gk_trans ta = g.transa ? GK_TRANS : GK_NO_TRANS, tb = g.transb ? GK_TRANS : GK_NO_TRANS;
     if (gk_gemm_is_scale_only(&g)) /* C = beta C on each block: nothing to send */
         return cl.ml == 0 || cl.nl == 0
                    ? GK_SUCCESS
-                   : local_gemm(ctx, GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, cl.ml, cl.nl, 0,
-                                g.alpha, NULL, max1(cl.ml), NULL, 1, g.beta, g.c, g.ldc);
+                   : gk_cuda_sgemm_fp32(ctx, WHO, GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, cl.ml,
+                                        cl.nl, 0, g.alpha, NULL, max1(cl.ml), NULL, 1, g.beta, g.c,
+                                        g.ldc);
     /* stored blocks of the normalised operands, for the pointer checks and the panels */
     const int64_t a_rows = g.transa ? cl.kal : cl.ml, a_cols = g.transa ? cl.ml : cl.kal;
     const int64_t b_rows = g.transb ? cl.nl : cl.kbl, b_cols = g.transb ? cl.kbl : cl.nl;
@@ -578,8 +565,9 @@ gk_status gk_cuda_dist_sgemm(gk_cuda_dist *d, gk_layout layout, gk_trans transa,
         GK_TRY(cudaEventRecord(d->ready[s], s_com), "cudaEventRecord");
         GK_TRY(cudaStreamWaitEvent(s_cmp, d->ready[s], 0), "cudaStreamWaitEvent");
         if (cl.ml > 0 && cl.nl > 0 &&
-            (st = local_gemm(ctx, GK_COL_MAJOR, ta, tb, cl.ml, cl.nl, pn.w, g.alpha, pa, lpa, pb,
-                             lpb, t == 0 ? g.beta : 1.0f, g.c, g.ldc)) != GK_SUCCESS)
+            (st = gk_cuda_sgemm_fp32(ctx, WHO, GK_COL_MAJOR, ta, tb, cl.ml, cl.nl, pn.w, g.alpha,
+                                     pa, lpa, pb, lpb, t == 0 ? g.beta : 1.0f, g.c, g.ldc)) !=
+                GK_SUCCESS)
             return st;
         GK_TRY(cudaEventRecord(d->free_[s], s_cmp), "cudaEventRecord");
     }

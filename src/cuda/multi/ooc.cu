@@ -2,9 +2,9 @@
  * ooc.cu — out-of-core GEMM: gk_cuda_sgemm_host(_multi) and gk_cuda_gemm_ex_host(_multi), C =
  * alpha op(A) op(B) + beta C with A, B and C in host memory of any size, streamed through one or
  * more GPUs in tiles and computed there by the in-memory call's own path (float32: gk_cuda_sgemm's,
- * gk_cuda_sgemm_run / gemm_ex's 3xTF32 path; the other types: gk_cuda_gemm_ex_run), no GEMM kernel
- * of its own. One engine serves every type: panels, tiles, staging and copies are counted in bytes
- * of each operand's element size.
+ * gk_cuda_sgemm_fp32, where the float32 router decides; the other types: gk_cuda_gemm_ex_run), no
+ * GEMM kernel of its own. One engine serves every type: panels, tiles, staging and copies are
+ * counted in bytes of each operand's element size.
  *
  * How (docs/cuda.md, "Out-of-core and multi-GPU"): after gk_check_gemm the problem is column-major.
  * C is cut into mt x nt tiles sized to each device's memory budget (GEMMKIT_CUDA_MEM_LIMIT or a
@@ -340,15 +340,12 @@ gk_status tile_gemm(const Call &cl, gk_cuda_ctx *ctx, int64_t m, int64_t n, int6
                     int64_t ldc) {
     const gk_gemm_args &g = cl.g;
     const gk_trans ta = g.transa ? GK_TRANS : GK_NO_TRANS, tb = g.transb ? GK_TRANS : GK_NO_TRANS;
-    if (cl.ty.ex || ctx->fp32_mode == GK_FP32_3XTF32)
+    if (cl.ty.ex)
         return gk_cuda_gemm_ex_run(ctx, cl.who, GK_COL_MAJOR, ta, tb, m, n, k, g.alpha, cl.ty.a, a,
-                                   lda, cl.ty.b, b, ldb, beta, ct, c, ldc,
-                                   cl.ty.ex ? &cl.opts : NULL);
-    const int id = gk_cuda_pick_kernel(ctx->sm);
-    if (id < 0)
-        return gk_fail(GK_ERR_UNSUPPORTED, "%s: no FP32 kernel supports sm_%d", cl.who, ctx->sm);
-    return gk_cuda_sgemm_run(ctx, id, cl.who, GK_COL_MAJOR, ta, tb, m, n, k, g.alpha,
-                             (const float *)a, lda, (const float *)b, ldb, beta, (float *)c, ldc);
+                                   lda, cl.ty.b, b, ldb, beta, ct, c, ldc, &cl.opts);
+    /* float32 throughout (ct too): the float32 router decides, as for gk_cuda_sgemm */
+    return gk_cuda_sgemm_fp32(ctx, cl.who, GK_COL_MAJOR, ta, tb, m, n, k, g.alpha, (const float *)a,
+                              lda, (const float *)b, ldb, beta, (float *)c, ldc);
 }
 
 /* C (ct, m x n, ldc) = acc + beta * C, rounded to ct once (gemm_ex's epilogue store); C not read
