@@ -4,6 +4,7 @@
 #   make bench      build, then benchmark this machine (CPU vs OpenBLAS/BLIS; GPU vs cuBLAS if any)
 #                   into $(BUILD)/bench-results; BENCH_ARGS="--quick --out DIR" passes options
 #   make test       build, then run every test; ends with "N passed, N failed, N skipped"
+#                   (every core: -j$(nproc) unless -jN is given; tests two programs at a time)
 #   make test SANITIZE=1   the same under ASan + UBSan (CPU only; build-san/)
 #   make fuzz       the libFuzzer target over the entry points (tests/fuzz/fuzz.mk; clang)
 #   make install PREFIX=/usr/local
@@ -12,6 +13,13 @@
 # Sources are found by wildcard, so adding a file needs no edit here. Per-file ISA flags follow
 # the file name (tinyBLAS style: one kernel source per ISA, compiled with that ISA's flags):
 #   *_avx2.c   -> -mavx2 -mfma        *_avx512.c -> -mavx512f ... (x86-64 only)
+
+# Every core by default: a plain `make` or `make test` runs `nproc` jobs; -jN (-j1 for one) on the
+# command line wins. GNU make 4.3 takes -j added to MAKEFLAGS here; sub-makes share the top
+# level's jobs instead of adding their own.
+ifeq ($(MAKELEVEL)$(filter -j%,$(MAKEFLAGS)),0)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
 
 PREFIX ?= /usr/local
 SANITIZE ?= 0
@@ -119,7 +127,7 @@ cli: $(CLI)
 tests: $(TEST_BINS)
 
 help:
-	@sed -n '2,15p' Makefile
+	@sed -n '2,16p' Makefile
 
 # ---- flags stamps ----------------------------------------------------------------------------
 # Every object depends on a file holding the flags it was compiled with (one for C, one for CUDA),
@@ -207,7 +215,11 @@ $(BUILD)/tests/core/test_alloc_fail: private LDLIBS += $(ALLOC_FAIL_WRAP:%=-Wl,-
 deps:
 	@bash scripts/deps.sh
 
-test: deps all tests
+# deps before the build, which a sub-make then plans afresh: with several jobs they would otherwise
+# run side by side, and what deps installs (the static BLIS of bench/bench.mk) would be looked for
+# before it is there.
+test: deps
+	@$(MAKE) --no-print-directory all tests
 	@echo "CUDA backend: $(if $(filter 1,$(HAVE_CUDA)),built ($(NVCC)),not built (no nvcc found))"
 	@GK_BUILD=$(BUILD) GK_PYTHON=$(PYTHON) GK_TEST_LOG_DIR=$(GK_TEST_LOG_DIR) \
 	    bash tests/run.sh $(TEST_BINS) $(TEST_SCRIPTS)

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # deps.sh — makes sure the Debian packages that the tests and benchmarks use are present.
 # The library itself needs only a C11 compiler with OpenMP. The rest are peers (OpenBLAS, BLIS),
-# plotting, numpy tests and the netlib BLAS test programs. As root with apt-get, missing packages
-# are installed; otherwise each missing one is named with the command that installs it, and the
-# tests or benchmark columns that need it report themselves skipped.
+# plotting, numpy tests, the netlib BLAS test programs and, on x86-64, QEMU's user-mode emulator
+# (tests/cpu/test_avx2_emulated.sh runs the CPU tests on an emulated CPU without AVX-512). As root
+# with apt-get, missing packages are installed; otherwise each missing one is named with the
+# command that installs it, and the tests or benchmark columns that need it report themselves
+# skipped.
 set -u
 pkgs=(libopenblas-dev libblis-dev python3-numpy python3-matplotlib libblas-test pkg-config gfortran)
+[ "$(uname -m)" = x86_64 ] && pkgs+=(qemu-user)
 # Optional, only with GK_PIP_TRITON=1 (a download of several hundred MB): torch and triton for
 # tests/ladder/test_triton_ladder.sh, which runs the Triton ladder in Triton's CPU interpreter
 # when there is no GPU and reports skip without them.

@@ -14,12 +14,13 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Run call(arg) with stderr sent to a temporary file and return the integer after `key` (e.g.
- * "chunks=") in what it wrote; -1 when the call fails (returns 0) or the key is missing. */
-static inline int t_verbose_field(int (*call)(void *), void *arg, const char *key) {
-    char path[] = "/tmp/gk_verbose_XXXXXX", text[4096];
+/* Run call(arg) with stderr sent to a temporary file and return what it wrote in text (len
+ * bytes at most, terminated); 0 when the call fails (returns 0) or the file cannot be made. */
+static inline int t_verbose_text(int (*call)(void *), void *arg, char *text, size_t len) {
+    char path[] = "/tmp/gk_verbose_XXXXXX";
+    text[0] = '\0';
     const int fd = mkstemp(path);
-    if (fd < 0) return -1;
+    if (fd < 0) return 0;
     unlink(path);
     fflush(stderr);
     const int saved = dup(STDERR_FILENO);
@@ -28,9 +29,17 @@ static inline int t_verbose_field(int (*call)(void *), void *arg, const char *ke
     fflush(stderr);
     dup2(saved, STDERR_FILENO);
     close(saved);
-    const ssize_t len = pread(fd, text, sizeof text - 1, 0);
+    const ssize_t got = pread(fd, text, len - 1, 0);
     close(fd);
-    text[len > 0 ? len : 0] = '\0';
+    text[got > 0 ? got : 0] = '\0';
+    return ok;
+}
+
+/* The integer after `key` (e.g. "chunks=") in what call(arg) wrote; -1 when the call fails or
+ * the key is missing. */
+static inline int t_verbose_field(int (*call)(void *), void *arg, const char *key) {
+    char text[4096];
+    const int ok = t_verbose_text(call, arg, text, sizeof text);
     const char *at = strstr(text, key);
     return ok && at ? atoi(at + strlen(key)) : -1;
 }

@@ -15,8 +15,10 @@
  * Also: the argument errors (status, and a message naming the argument, C untouched), the kernel
  * name gk_cpu_gemm_ex_kernel reports under each family, a fork()'s child multiplying with the
  * default kernel (AMX's permission is inherited), and the AMX kernel's body
- * (ukr_amx_body.h) compiled over a plain-C model of the tiles, so its indexing is checked on CPUs
- * without AMX too.
+ * (ukr_amx_body.h) compiled over a plain-C model of the tiles, fed by panels that this file packs
+ * from lp.h's layout formulas, so its indexing is checked on every CPU, AMX and AVX-512 or not.
+ * The library's packs (lp_pack_avx512.c, compiled with the AVX-512 flags) are compared with those
+ * panels bit for bit where gk_cpu_usable_avx512 says they can run, and report skip elsewhere.
  *
  * GK_TEST_SEED=<n> picks the seed, GK_TEST_CASES=<n> the number of shapes.
  */
@@ -30,6 +32,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "cpu/config/cpu.h"
 #include "cpu/kernels/lp.h"
 #include "harness/rule.h"
 #include "ref.h"
@@ -409,6 +412,12 @@ static double bf16_product_error(void) {
 }
 
 static void test_fork_child(void) {
+    /* QEMU 7.2's user mode aborts a child forked while the parent has threads as soon as the
+     * child starts one (qemu_plugin_vcpu_init_hook assertion); the pool restarts in the child. */
+    const char *emu = getenv("GK_TEST_EMULATOR");
+    if (emu && *emu)
+        T_SKIP("under %s, which cannot start threads in a child forked from a threaded process",
+               emu);
     gk_set_num_threads(2);
     T_REQUIRE(bf16_product_error() <= 1.0, "parent: wrong product");
     fflush(stdout);
@@ -455,9 +464,24 @@ static void tile_dp(int d, int a, int b) {
     memcpy((char *)(p) + r_ * (s), tiles[t][r_], 64)
 #include "cpu/kernels/ukr_amx_body.h"
 
-/* One tile of each edge kind through the packs and the modelled kernel, both orientations of
- * each operand, against float64, with each (alpha, beta) kind: general (staging block), and the
- * alpha 1, beta 0 / 1 forms that keep whole tiles of C in the accumulators. */
+/* lp.h's panel layouts written out in plain C, element by element: npan panels of w lanes of a
+ * block of `lanes` lanes and kb steps, zero-padded to kp steps, X(l, p) = src[l * ls + p * ps].
+ * rows = 0: the pairs layout, rows = 1: the rows layout. */
+static void model_pack(int rows, uint16_t *dst, int w, int64_t lanes, int64_t kb, int64_t kp,
+                       const uint16_t *src, int64_t ls, int64_t ps, int64_t npan) {
+    memset(dst, 0, sizeof(uint16_t) * (size_t)(npan * w * kp));
+    for (int64_t q = 0; q < npan; q++)
+        for (int64_t l = 0; l < w && q * w + l < lanes; l++)
+            for (int64_t p = 0; p < kb; p++) {
+                const int64_t at =
+                    rows ? (p / 32) * 32 * w + 32 * l + p % 32 : (p / 2) * 2 * w + 2 * l + p % 2;
+                dst[q * w * kp + at] = src[(q * w + l) * ls + p * ps];
+            }
+}
+
+/* One tile of each edge kind through the model's packs and the modelled kernel, both
+ * orientations of each operand, against float64, with each (alpha, beta) kind: general (staging
+ * block), and the alpha 1, beta 0 / 1 forms that keep whole tiles of C in the accumulators. */
 static void test_amx_model(void) {
     t_rng r = {seed + 7};
     const int64_t ks[] = {1, 31, 33, 70};
@@ -489,8 +513,8 @@ static void test_amx_model(void) {
                         store(GK_BF16, b, b_lc ? j + p * ldb : j * ldb + p, x);
                     }
                 uint16_t *pa = malloc((size_t)(32 * kp * 2)), *pb = malloc((size_t)(32 * kp * 2));
-                gk_lp_pack_pairs(pa, 32, mv, k, kp, a, a_lc ? 1 : lda, a_lc ? lda : 1, 1);
-                gk_lp_pack_rows(pb, 32, nv, k, kp, b, b_lc ? 1 : ldb, b_lc ? ldb : 1, 1);
+                model_pack(0, pa, 32, mv, k, kp, a, a_lc ? 1 : lda, a_lc ? lda : 1, 1);
+                model_pack(1, pb, 32, nv, k, kp, b, b_lc ? 1 : ldb, b_lc ? ldb : 1, 1);
                 /* C: NaN outside the tile (must stay untouched) and where beta 0 must not read */
                 float c[LDC * 32], c0[LDC * 32];
                 for (int e = 0; e < LDC * 32; e++)
@@ -522,6 +546,50 @@ static void test_amx_model(void) {
             }
 }
 
+/* The library's packs against model_pack, bit for bit: both layouts, both orientations of the
+ * stored operand, panel widths of the kernels that use them (32 for AMX, 32 and 12 for
+ * AVX512-BF16), partial last panels, odd and even kb, padding kp > kb, several panels per call.
+ * The packs are compiled with the AVX-512 flags (the compiler may vectorise them with those
+ * instructions), so they run only where the library itself would call them. */
+static void test_lp_packs(void) {
+    if (!gk_cpu_usable_avx512())
+        T_SKIP("this CPU/OS cannot run avx512, for which lp_pack_avx512.c is compiled (the AMX "
+               "model above runs on this file's packs instead)");
+    t_rng r = {seed + 13};
+    static const int widths[] = {32, 12};
+    static const int64_t kbs[] = {1, 2, 31, 32, 33, 70};
+    for (int rows = 0; rows < 2; rows++)
+        for (int wi = 0; wi < 2; wi++)
+            for (int ki = 0; ki < 6; ki++)
+                for (int lc = 0; lc < 2; lc++) {
+                    const int w = widths[wi];
+                    const int64_t kb = kbs[ki], grain = rows ? 32 : 2;
+                    const int64_t kp = (kb + grain - 1) / grain * grain + (ki % 2 ? grain : 0);
+                    const int64_t lanes = 2 * w + 5, npan = 3; /* the last panel partial */
+                    const int64_t ld = lc ? lanes + 3 : kb + 1;
+                    const int64_t ls = lc ? 1 : ld, ps = lc ? ld : 1;
+                    const size_t n = (size_t)(ld * (lc ? kb : lanes)), np = (size_t)(npan * w * kp);
+                    uint16_t *src = malloc(2 * n), *want = malloc(2 * np), *got = malloc(2 * np);
+                    T_REQUIRE(src && want && got, "out of memory");
+                    for (size_t e = 0; e < n; e++)
+                        src[e] = (uint16_t)(t_rng_next(&r) | 1); /* never zero, as padding is */
+                    model_pack(rows, want, w, lanes, kb, kp, src, ls, ps, npan);
+                    memset(got, 0xa5, 2 * np); /* padding must be written, not left */
+                    (rows ? gk_lp_pack_rows : gk_lp_pack_pairs)(got, w, lanes, kb, kp, src, ls, ps,
+                                                                npan);
+                    size_t bad = 0;
+                    while (bad < np && got[bad] == want[bad])
+                        bad++;
+                    T_CHECK(bad == np,
+                            "%s w=%d kb=%lld kp=%lld %s: element %zu is 0x%04x, want 0x%04x",
+                            rows ? "rows" : "pairs", w, (long long)kb, (long long)kp,
+                            lc ? "lanes contiguous" : "steps contiguous", bad,
+                            bad < np ? got[bad] : 0, bad < np ? want[bad] : 0);
+                    free(src), free(want), free(got);
+                    if (t_state.case_failed) return;
+                }
+}
+
 int main(void) {
     const char *env = getenv("GK_TEST_SEED");
     if (env && *env) seed = strtoull(env, NULL, 0);
@@ -544,6 +612,7 @@ int main(void) {
     T_RUN(test_errors);
     T_RUN(test_kernel_names);
     T_RUN(test_amx_model);
+    T_RUN(test_lp_packs);
     T_RUN(test_fork_child);
     run_all();
     for (cur_fam = 0; cur_fam < N_FAM; cur_fam++)

@@ -1,12 +1,15 @@
 /*
  * test_ksplit.c — the packed path's k split (docs/cpu.md, "Threads"): a C with fewer MR x NR
  * tiles than threads and a long k is computed as ranges of k on separate threads, summed in a
- * fixed order. Each case must be split (its GEMMKIT_VERBOSE line on 2 threads says ksplit=2 or
- * more), lie within the accuracy rule of the float64 reference on 2, 3, 4 and 7 threads (layouts,
- * transpositions, padded leading dimensions, beta 0 over NaN and beta != 0), and give the same
- * bits on every run with the same thread count, also while a spinning thread competes for the
- * cores. gk_gemm_ex on such a shape (whose low-precision C cannot be summed in parts) must still
- * give the 1-thread bits.
+ * fixed order. The shapes are derived from the kernel family in use (its MR x NR: C is one
+ * micro-tile or less, so fewer tiles than 2 threads) and the planner's thresholds (plan.h: k
+ * spans several GK_PLAN_KSPLIT_MIN_K, enough multiply-adds for 2 threads and past the tiles'
+ * size rule), so they are split on every CPU and under every GEMMKIT_ARCH. Each case must be
+ * split (its GEMMKIT_VERBOSE line on 2 threads says ksplit=2 or more), lie within the accuracy rule
+ * of the float64 reference on 2, 3, 4 and 7 threads (layouts, transpositions, padded leading
+ * dimensions, beta 0 over NaN and beta != 0), and give the same bits on every run with the same
+ * thread count, also while a spinning thread competes for the cores. gk_gemm_ex on such a shape
+ * (whose low-precision C cannot be summed in parts) must still give the 1-thread bits.
  */
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +18,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "cpu/frame/plan.h"
 #include "ref.h"
 #include "threads_probe.h"
 
@@ -25,14 +29,53 @@ typedef struct {
     float alpha, beta;
 } ks_case;
 
-static const ks_case cases[] = {
-    {GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, 32, 12, 60000, 0, 1.0f, 0.0f},
-    {GK_COL_MAJOR, GK_TRANS, GK_NO_TRANS, 17, 5, 30001, 3, -0.5f, 0.5f},
-    {GK_COL_MAJOR, GK_NO_TRANS, GK_TRANS, 9, 11, 40000, 1, 2.0f, -1.0f},
-    {GK_ROW_MAJOR, GK_TRANS, GK_TRANS, 7, 20, 50000, 2, 1.0f, 0.0f},
-    {GK_ROW_MAJOR, GK_NO_TRANS, GK_NO_TRANS, 12, 30, 33333, 0, 0.75f, 1.0f},
+/* Each case as the kernel sees it (after the row-major swap: C^T = op(B)^T op(A)^T): rows
+ * MR - rows_short, columns NR - cols_short (at least 3 each, so that no GEMV-like path takes it),
+ * k = parts ranges of GK_PLAN_KSPLIT_MIN_K (at least; see make_cases) plus a remainder. */
+typedef struct {
+    gk_layout layout;
+    gk_trans ta, tb;
+    int rows_short, cols_short, parts;
+    int64_t extra, pad;
+    float alpha, beta;
+} ks_spec;
+
+static const ks_spec specs[] = {
+    {GK_COL_MAJOR, GK_NO_TRANS, GK_NO_TRANS, 0, 0, 14, 2656, 0, 1.0f, 0.0f},
+    {GK_COL_MAJOR, GK_TRANS, GK_NO_TRANS, 15, 7, 7, 1329, 3, -0.5f, 0.5f},
+    {GK_COL_MAJOR, GK_NO_TRANS, GK_TRANS, 23, 1, 9, 3136, 1, 2.0f, -1.0f},
+    {GK_ROW_MAJOR, GK_TRANS, GK_TRANS, 12, 5, 12, 848, 2, 1.0f, 0.0f},
+    {GK_ROW_MAJOR, GK_NO_TRANS, GK_NO_TRANS, 2, 0, 8, 565, 0, 0.75f, 1.0f},
 };
-enum { NCASES = sizeof cases / sizeof cases[0] };
+enum { NCASES = sizeof specs / sizeof specs[0] };
+static ks_case cases[NCASES];
+
+static int64_t max64(int64_t a, int64_t b) {
+    return a > b ? a : b;
+}
+
+/* The cases for micro-tile mr x nr. */
+static void make_cases(int mr, int nr) {
+    for (int i = 0; i < NCASES; i++) {
+        const ks_spec *sp = &specs[i];
+        const int64_t rows = max64(3, mr - sp->rows_short), cols = max64(3, nr - sp->cols_short);
+        /* k: at least `parts` ranges, 2 threads' worth of multiply-adds and beyond the tiles'
+         * size rule (with transposed B, the larger one) */
+        int64_t k = max64((int64_t)sp->parts * GK_PLAN_KSPLIT_MIN_K,
+                          2 * (int64_t)GK_PLAN_MNK_PER_THREAD / (rows * cols) + 1);
+        k = max64(k, (int64_t)GK_PLAN_TILES_MNK_TRANSB / (rows * cols) + 1);
+        const int row = sp->layout == GK_ROW_MAJOR;
+        cases[i] = (ks_case){.layout = sp->layout,
+                             .ta = sp->ta,
+                             .tb = sp->tb,
+                             .m = row ? cols : rows,
+                             .n = row ? rows : cols,
+                             .k = k + sp->extra,
+                             .pad = sp->pad,
+                             .alpha = sp->alpha,
+                             .beta = sp->beta};
+    }
+}
 
 typedef struct {
     float *a, *b, *c0, *c;
@@ -103,8 +146,10 @@ static void split_results(void) {
                     d.ldb, cs->beta, d.c0, d.ldc, ref, scale);
         two_call tc = {cs, &d};
         const int ks = t_verbose_field(run_on_two, &tc, "ksplit=");
-        T_CHECK(ks >= 2, "case %d: 2-thread plan has ksplit=%d, want >= 2 (the case tests nothing)",
-                i, ks);
+        T_CHECK(ks >= 2,
+                "case %d (%lldx%lldx%lld): 2-thread plan has ksplit=%d, want >= 2 (the case "
+                "tests nothing)",
+                i, (long long)cs->m, (long long)cs->n, (long long)cs->k, ks);
         for (size_t t = 0; t < sizeof threads / sizeof threads[0]; t++) {
             T_REQUIRE(run(cs, &d, threads[t]), "case %d: call failed: %s", i, gk_last_error());
             char msg[256];
@@ -126,10 +171,10 @@ static void split_results(void) {
     gk_set_num_threads(0);
 }
 
-/* gk_gemm_ex with bfloat16 operands and C on a k-split shape: the threads take columns of C
- * instead, and the bits are the 1-thread ones. */
+/* gk_gemm_ex with bfloat16 operands and C on a k-split shape (the first case's C, one FP32
+ * micro-tile): the threads take columns of C instead, and the bits are the 1-thread ones. */
 static void low_precision_not_split(void) {
-    const int64_t m = 32, n = 12, k = 50000;
+    const int64_t m = cases[0].m, n = cases[0].n, k = 50000;
     uint16_t *a = malloc(2 * m * k), *b = malloc(2 * k * n), *c1 = malloc(2 * m * n),
              *c2 = malloc(2 * m * n);
     T_REQUIRE(a && b && c1 && c2, "out of memory");
@@ -152,6 +197,17 @@ static void low_precision_not_split(void) {
 
 int main(void) {
     setenv("GEMMKIT_VERBOSE", "1", 1); /* read at the first call: the k split is read from it */
+    gk_cpu_info info;
+    if (gk_cpu_get_info(&info) != GK_SUCCESS) {
+        printf("FAIL cpu_info: gk_cpu_get_info: %s\n", gk_last_error());
+        return 1;
+    }
+    make_cases(info.mr, info.nr);
+    printf("# kernel family %s (%d x %d); cases derived from it:", info.arch, info.mr, info.nr);
+    for (int i = 0; i < NCASES; i++)
+        printf(" %lldx%lldx%lld", (long long)cases[i].m, (long long)cases[i].n,
+               (long long)cases[i].k);
+    printf("\n");
     T_RUN(split_results);
     T_RUN(low_precision_not_split);
     return t_finish();

@@ -5,8 +5,9 @@
  *     of every format decoded, boundary values and millions of seeded random float32 encoded in
  *     both modes (the random inputs regenerated here with the same splitmix64 stream);
  *   - MX quantize/dequantize against a float64 model of the OCP MX rules written below;
- *   - every bulk variant usable on this CPU (AVX-512, AVX2, portable) against scalar.h, bit for
- *     bit, also under a changed floating-point environment (rounding upward, DAZ/FTZ).
+ *   - every bulk variant (AVX-512, AVX2, portable) against scalar.h, bit for bit, also under a
+ *     changed floating-point environment (rounding upward, DAZ/FTZ): one case per variant, which
+ *     reports skip where the variant's own usable() (the library's dispatch test) says no.
  * Plus packing, the format registry, run-time variant selection and argument errors.
  * tests/formats/test_formats_mldtypes.py checks the same conversions against ml_dtypes directly.
  */
@@ -66,6 +67,14 @@ static float f32(uint32_t b) {
 static int usable(int v) {
     return gk_fmt_variants[v].usable();
 }
+
+/* The variant the per-variant cases test (main runs each case once per variant). */
+static int cur_variant;
+#define SKIP_UNUSABLE()                                                                            \
+    do {                                                                                           \
+        if (!usable(cur_variant))                                                                  \
+            T_SKIP("this CPU/OS cannot run %s", gk_fmt_variants[cur_variant].arch);                \
+    } while (0)
 
 /* ---- the committed vectors ---------------------------------------------------------------- */
 
@@ -342,75 +351,75 @@ static void t_tf32_f32(void) {
 
 /* ---- bulk variants against scalar.h ----------------------------------------------------- */
 
-/* Both directions for every format, every usable variant, odd lengths (vector tails) and
+/* Both directions for every format through variant k, odd lengths (vector tails) and
  * misaligned pointers. `env`: also under rounding upward and, on x86, DAZ + FTZ. */
-static void variants_vs_scalar(int env) {
+static void variants_vs_scalar(int k, int env) {
     const int64_t n = 100003;
     float *x = malloc((size_t)(n + 1) * 4), *y = malloc((size_t)(n + 1) * 4);
     uint8_t *codes = malloc((size_t)(n + 1) * 4 + 8);
     T_REQUIRE(x && y && codes, "out of memory");
     for (int f = 0; f < GK_FORMAT_COUNT; f++) {
         random_inputs((gk_format)f, 1234 + (uint64_t)f, n, x + 1);
-        for (int k = 0; k < gk_fmt_variant_count; k++) {
-            if (!usable(k)) continue;
-            const gk_fmt_variant *v = &gk_fmt_variants[k];
-            for (int sat = 0; sat <= 1; sat++) {
-                /* x + 1 and codes + 1: not aligned to the vector width */
-                v->encode((gk_format)f, x + 1, codes + 1, n, sat);
-                int64_t bad = -1;
-                uint32_t got = 0, want = 0;
-                for (int64_t i = 0; i < n && bad < 0; i++) {
-                    uint32_t c;
-                    memcpy(&c, codes + 1 + i * code_bytes((gk_format)f), 4);
-                    got = code_bytes((gk_format)f) == 4   ? c
-                          : code_bytes((gk_format)f) == 2 ? (c & 0xffff)
-                                                          : (c & 0xff);
-                    want = gk_encode_scalar((gk_format)f, x[1 + i], sat);
-                    if (got != want) bad = i;
-                }
-                T_CHECK(bad < 0, "%s %s sat=%d env=%d x=0x%08x: 0x%x, scalar 0x%x", v->arch,
-                        gk_format_name((gk_format)f), sat, env,
-                        bad < 0 ? 0 : gk_f32_bits(x[1 + bad]), got, want);
-            }
-            /* every code (sub-byte formats: high bits set too, which decode ignores) */
-            const int64_t nc = code_bytes((gk_format)f) == 2 ? 65536 : 256;
-            for (int64_t c = 0; c < nc; c++)
-                code_put((gk_format)f, codes, c, (uint32_t)c);
-            if (code_bytes((gk_format)f) == 4) { /* F32/TF32: random bit patterns */
-                memcpy(codes, x + 1, (size_t)nc * 4);
-            }
-            v->decode((gk_format)f, codes, y, nc);
+        const gk_fmt_variant *v = &gk_fmt_variants[k];
+        for (int sat = 0; sat <= 1; sat++) {
+            /* x + 1 and codes + 1: not aligned to the vector width */
+            v->encode((gk_format)f, x + 1, codes + 1, n, sat);
             int64_t bad = -1;
-            for (int64_t c = 0; c < nc && bad < 0; c++)
-                if (gk_f32_bits(y[c]) !=
-                    gk_f32_bits(gk_decode_scalar((gk_format)f, code_at((gk_format)f, codes, c))))
-                    bad = c;
-            T_CHECK(bad < 0, "%s decode %s env=%d code 0x%llx", v->arch,
-                    gk_format_name((gk_format)f), env, (long long)bad);
+            uint32_t got = 0, want = 0;
+            for (int64_t i = 0; i < n && bad < 0; i++) {
+                uint32_t c;
+                memcpy(&c, codes + 1 + i * code_bytes((gk_format)f), 4);
+                got = code_bytes((gk_format)f) == 4   ? c
+                      : code_bytes((gk_format)f) == 2 ? (c & 0xffff)
+                                                      : (c & 0xff);
+                want = gk_encode_scalar((gk_format)f, x[1 + i], sat);
+                if (got != want) bad = i;
+            }
+            T_CHECK(bad < 0, "%s %s sat=%d env=%d x=0x%08x: 0x%x, scalar 0x%x", v->arch,
+                    gk_format_name((gk_format)f), sat, env, bad < 0 ? 0 : gk_f32_bits(x[1 + bad]),
+                    got, want);
         }
+        /* every code (sub-byte formats: high bits set too, which decode ignores) */
+        const int64_t nc = code_bytes((gk_format)f) == 2 ? 65536 : 256;
+        for (int64_t c = 0; c < nc; c++)
+            code_put((gk_format)f, codes, c, (uint32_t)c);
+        if (code_bytes((gk_format)f) == 4) { /* F32/TF32: random bit patterns */
+            memcpy(codes, x + 1, (size_t)nc * 4);
+        }
+        v->decode((gk_format)f, codes, y, nc);
+        int64_t bad = -1;
+        for (int64_t c = 0; c < nc && bad < 0; c++)
+            if (gk_f32_bits(y[c]) !=
+                gk_f32_bits(gk_decode_scalar((gk_format)f, code_at((gk_format)f, codes, c))))
+                bad = c;
+        T_CHECK(bad < 0, "%s decode %s env=%d code 0x%llx", v->arch, gk_format_name((gk_format)f),
+                env, (long long)bad);
     }
     free(x), free(y), free(codes);
 }
 
-static void t_variants_equal(void) {
-    int n = 0;
-    for (int k = 0; k < gk_fmt_variant_count; k++)
-        n += usable(k);
-    T_CHECK(n >= 1 && strcmp(gk_fmt_variants[gk_fmt_variant_count - 1].arch, "generic") == 0,
+static void t_variants_portable(void) {
+    T_CHECK(strcmp(gk_fmt_variants[gk_fmt_variant_count - 1].arch, "generic") == 0 &&
+                usable(gk_fmt_variant_count - 1),
             "the portable variant is missing");
-    variants_vs_scalar(0);
+}
+
+static void t_variant_vs_scalar(void) {
+    SKIP_UNUSABLE();
+    variants_vs_scalar(cur_variant, 0);
 }
 
 /* The same under a floating-point environment a caller may have set: the results are defined
  * on bit patterns and must not move. */
-static void t_variants_fp_env(void) {
+static void t_variant_fp_env(void) {
+    SKIP_UNUSABLE();
     const int round = fegetround();
     fesetround(FE_UPWARD);
 #if defined(__x86_64__)
     const unsigned csr = _mm_getcsr();
     _mm_setcsr(csr | 0x8040); /* FTZ | DAZ */
 #endif
-    variants_vs_scalar(1);
+    variants_vs_scalar(cur_variant, 1);
 #if defined(__x86_64__)
     _mm_setcsr(csr);
 #endif
@@ -758,8 +767,10 @@ static void t_mx_examples(void) {
     }
 }
 
-/* MX rows through every variant against scalar.h's element functions. */
-static void t_mx_variants(void) {
+/* MX rows through one variant against scalar.h's element functions. */
+static void t_mx_variant(void) {
+    SKIP_UNUSABLE();
+    const gk_fmt_variant *v = &gk_fmt_variants[cur_variant];
     const int64_t cols = 1000, block = 32, nb = (cols + block - 1) / block;
     float *x = malloc((size_t)cols * 4), *y = malloc((size_t)cols * 4);
     uint8_t *c = malloc((size_t)cols), *sc = malloc((size_t)nb);
@@ -769,22 +780,20 @@ static void t_mx_variants(void) {
         for (int mi = 0; mi < 5; mi++) {
             gk_mx_elem p;
             gk_mx_elem_params(models[mi].f, &p);
-            for (int rule = 0; rule < 4; rule++)
-                for (int k = 0; k < gk_fmt_variant_count; k++) {
-                    if (!usable(k)) continue;
-                    gk_fmt_variants[k].mx_quantize_row(&p, rule, x, cols, block, c, sc);
-                    gk_fmt_variants[k].mx_dequantize_row(&p, c, sc, cols, block, y);
-                    for (int64_t j = 0; j < cols; j++) {
-                        const uint8_t sj = sc[j / block];
-                        const uint8_t want = sj == 0xff ? 0 : gk_mx_encode_elem(&p, x[j], sj);
-                        const float wy = gk_mx_decode_elem(&p, want, sj);
-                        T_CHECK(c[j] == want && gk_f32_bits(y[j]) == gk_f32_bits(wy),
-                                "%s %s rule %d x=%a scale 0x%x: code 0x%x (scalar 0x%x), y %a (%a)",
-                                gk_fmt_variants[k].arch, gk_format_name(models[mi].f), rule,
-                                (double)x[j], sj, c[j], want, (double)y[j], (double)wy);
-                        if (c[j] != want) break;
-                    }
+            for (int rule = 0; rule < 4; rule++) {
+                v->mx_quantize_row(&p, rule, x, cols, block, c, sc);
+                v->mx_dequantize_row(&p, c, sc, cols, block, y);
+                for (int64_t j = 0; j < cols; j++) {
+                    const uint8_t sj = sc[j / block];
+                    const uint8_t want = sj == 0xff ? 0 : gk_mx_encode_elem(&p, x[j], sj);
+                    const float wy = gk_mx_decode_elem(&p, want, sj);
+                    T_CHECK(c[j] == want && gk_f32_bits(y[j]) == gk_f32_bits(wy),
+                            "%s %s rule %d x=%a scale 0x%x: code 0x%x (scalar 0x%x), y %a (%a)",
+                            v->arch, gk_format_name(models[mi].f), rule, (double)x[j], sj, c[j],
+                            want, (double)y[j], (double)wy);
+                    if (c[j] != want) break;
                 }
+            }
         }
     }
     free(x), free(y), free(c), free(sc);
@@ -851,14 +860,24 @@ int main(void) {
     T_RUN(t_encode_random);
     T_RUN(t_examples);
     T_RUN(t_tf32_f32);
-    T_RUN(t_variants_equal);
-    T_RUN(t_variants_fp_env);
+    T_RUN(t_variants_portable);
+    for (cur_variant = 0; cur_variant < gk_fmt_variant_count; cur_variant++) {
+        char name[96];
+        snprintf(name, sizeof name, "t_variant_%s_vs_scalar", gk_fmt_variants[cur_variant].arch);
+        t_run(name, t_variant_vs_scalar);
+        snprintf(name, sizeof name, "t_variant_%s_fp_env", gk_fmt_variants[cur_variant].arch);
+        t_run(name, t_variant_fp_env);
+    }
     T_RUN(t_variant_selection);
     T_RUN(t_format_info);
     T_RUN(t_pack);
     T_RUN(t_mx_model);
     T_RUN(t_mx_examples);
-    T_RUN(t_mx_variants);
+    for (cur_variant = 0; cur_variant < gk_fmt_variant_count; cur_variant++) {
+        char name[96];
+        snprintf(name, sizeof name, "t_mx_variant_%s", gk_fmt_variants[cur_variant].arch);
+        t_run(name, t_mx_variant);
+    }
     T_RUN(t_errors);
     free(vec);
     return t_finish();
