@@ -46,7 +46,8 @@ expect dtype_bench_cpu 0 'gemmkit-ex' -- "$cli" bench --dtype bf16 --device cpu 
 expect dtype_bench_cpu_fp16 0 'no FP16 GEMM' -- "$cli" bench --device cpu --dtype fp16 --sizes 40 --min-time 0
 expect dtype_bench_cpu_bad 2 "bad value 'e4m3' for --dtype" -- "$cli" bench --device cpu --dtype e4m3
 expect dtype_bench_unknown 2 "unknown option '--threads'" -- "$cli" bench --dtype bf16 --threads 2
-expect dtype_bench_too_many 2 'for --sizes' -- "$cli" bench --dtype bf16 --sizes 1:65:1
+# one size more than BENCH_TC_MAX_SHAPES (bench/bench.h) allows
+expect dtype_bench_too_many 2 'for --sizes' -- "$cli" bench --dtype bf16 --sizes 1:257:1
 scaled="e4m3-b128 mxfp8 mxfp6 mxfp6-e3m2 mxfp4"
 expect dtype_scaled_run_help 0 'e4m3-b128 mxfp8 mxfp6 mxfp6-e3m2 mxfp4' -- "$cli" run --help
 expect dtype_scaled_bench_help 0 'mxfp6-e3m2 +OCP MXFP6: float6_e3m2fn' -- "$cli" bench --dtype mxfp4 --help
