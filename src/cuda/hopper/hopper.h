@@ -1,6 +1,6 @@
 /*
  * hopper.h — the contract of gemmkit's tensor-core GEMM kernels for the mixed-precision entry
- * point (gk_cuda_gemm_ex, src/cuda/core/gemm_ex.cu): the sm_90a kernel (TMA loads into an
+ * point (gk_cuda_gemm_ex, src/cuda/api/gemm_ex.cu): the sm_90a kernel (TMA loads into an
  * mbarrier-guarded shared-memory ring, wgmma, a producer warp and consumer warpgroups, a
  * persistent grid) and the portable fallbacks take the same problem description.
  *
