@@ -50,7 +50,7 @@ echo "# $GK_TEST_EMULATOR:$isa"
 case "$isa" in
 *avx2=yes\ fma=yes\ avx512f=no*) ;;
 *avx512f=yes*)
-    echo "FAIL ${prefix}cpu: the emulated CPU reports AVX-512 ($isa): this pass would test nothing"
+    echo "FAIL ${prefix}emulated_cpu: the emulated CPU reports AVX-512 ($isa): this pass would test nothing"
     exit 1
     ;;
 *)
@@ -63,9 +63,9 @@ failed=0
 run_pass "$prefix" "$build/tests/cpu/test_ukernels" || failed=1
 ulog="${GK_TEST_LOG_DIR:-build/test-logs}/${prefix}test_ukernels.log"
 if grep -q '^ok ukr_avx2_16x6_edges' "$ulog" && grep -q '^skip ukr_avx512_32x12_edges' "$ulog"; then
-    echo "ok ${prefix}cpu (AVX2 kernels ran, AVX-512 ones skipped)"
+    echo "ok ${prefix}emulated_cpu (AVX2 kernels ran, AVX-512 ones skipped)"
 else
-    echo "FAIL ${prefix}cpu: test_ukernels did not pass the AVX2 kernel and skip the AVX-512 one under $GK_TEST_EMULATOR"
+    echo "FAIL ${prefix}emulated_cpu: test_ukernels did not pass the AVX2 kernel and skip the AVX-512 one under $GK_TEST_EMULATOR"
     failed=1
 fi
 mapfile -t progs < <(cpu_test_programs "$build" test_ukernels test_alloc_fail test_parallel test_fork \
